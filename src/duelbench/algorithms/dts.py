@@ -1,0 +1,153 @@
+"""D-TS — Double Thompson Sampling for Copeland dueling bandits (Wu & Liu, NIPS 2016, Algorithm 1).
+
+Transcribed from Algorithm 1 (paper 004 L272–363; note ``wu2016_dts.md`` §2.1), α = 0.51::
+
+    U, L: RUCB bounds with ln t;  ζ̂_i = #{j ≠ i : u_ij > 1/2}/(K−1);  C = argmax ζ̂
+    Phase 1: θ(1)_ij ~ Beta(B_ij + 1, B_ji + 1) for i < j, θ(1)_ji = 1 − θ(1)_ij
+             a(1) = argmax_{i ∈ C} Σ_{j≠i} 1(θ(1)_ij > 1/2)          (ties at random)
+    Phase 2: θ(2)_{i a(1)} ~ Beta(B_{i a(1)} + 1, B_{a(1) i} + 1) for i ≠ a(1), θ(2)_{a(1)a(1)} = 1/2
+             a(2) = argmax_{i : l_{i a(1)} ≤ 1/2} θ(2)_{i a(1)}
+    compare (a(1), a(2))
+
+Phase 2 reads **column** a(1) of the posterior — θ(2)_{i a(1)}, the probability that arm i beats
+a(1) — as the paper does (a known third-party implementation reads the row instead).
+
+Decisions
+---------
+* Only the Phase-1 samples that can change a(1) are drawn: the rows i ∈ C (each unordered pair
+  once, mirrored); when |C| = 1 none is drawn.  Samples of pairs outside those rows are
+  independent of the decision, so the law of (a(1), a(2)) is exactly the paper's; only the
+  consumption of the random stream differs.
+* Line 5's strict ``u_ij > 1/2`` and line 14's ``l_{i a(1)} ≤ 1/2`` are read from
+  :mod:`duelbench.stats.confident_beats` (C = arms with the fewest confident losses); the
+  boundary case u = 1/2 exactly is documented there.
+* Line 14 ties (probability zero except against the fixed 1/2 of a(1)): lowest index, as the
+  authors' code; line 11 ties: uniformly at random (explicit in the paper).
+* "x/0 := 1" and ln t with t = 1, 2, … as in :mod:`duelbench.stats.bounds`.
+* Self-comparisons are not counted (the paper increments the unused diagonal B_aa).
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_refresh_pair
+from duelbench.stats.counts import new_counts, record_outcome
+
+from .registry import AlgorithmSpec
+
+ALPHA = 0
+
+
+@numba.njit(cache=True)
+def init(K, params):
+    """State: counts B, confident-beat relation, scratch (candidate mask, θ, scores)."""
+    B = new_counts(K)
+    cb = cb_new(K)
+    in_C = np.zeros(K, dtype=np.bool_)
+    theta = np.zeros((K, K), dtype=np.float64)
+    score = np.zeros(K, dtype=np.float64)
+    return B, cb, params, in_C, theta, score
+
+
+@numba.njit(cache=True)
+def copeland_candidates(state):
+    """Lines 4–6: C = arms with the maximal optimistic Copeland count; returns |C| and one member."""
+    B, cb, params, in_C, theta, score = state
+    n_lost = cb[1]
+    fewest = n_lost.min()
+    size = 0
+    member = -1
+    for i in range(B.shape[0]):
+        in_C[i] = n_lost[i] == fewest
+        if in_C[i]:
+            size += 1
+            member = i
+    return size, member
+
+
+@numba.njit(cache=True)
+def first_candidate(state, rng):
+    """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C."""
+    B, cb, params, in_C, theta, score = state
+    size, member = copeland_candidates(state)
+    if size == 1:
+        return member
+    K = B.shape[0]
+    for i in range(K):
+        score[i] = 0.0
+        if not in_C[i]:
+            continue
+        for j in range(K):
+            if j == i:
+                continue
+            if in_C[j] and j < i:
+                theta[i, j] = 1.0 - theta[j, i]
+            else:
+                theta[i, j] = rng.beta(B[i, j] + 1.0, B[j, i] + 1.0)
+            if theta[i, j] > 0.5:
+                score[i] += 1.0
+    return argmax_random_tie(score, in_C, rng)
+
+
+@numba.njit(cache=True)
+def second_candidate(state, a1, rng):
+    """Lines 13–14: a(2) = argmax of fresh samples of column a(1) among arms not beating a(1)."""
+    B, cb, params, in_C, theta, score = state
+    beats = cb[0]
+    best = 0.5
+    a2 = a1
+    for i in range(B.shape[0]):
+        if i == a1 or beats[i, a1] == 1:
+            continue
+        th = rng.beta(B[i, a1] + 1.0, B[a1, i] + 1.0)
+        if th > best or (th == best and i < a2):
+            best = th
+            a2 = i
+    return a2
+
+
+@numba.njit(cache=True)
+def select(state, t, rng):
+    cb_advance(state[1], math.log(t))
+    a1 = first_candidate(state, rng)
+    return a1, second_candidate(state, a1, rng)
+
+
+@numba.njit(cache=True)
+def update(state, i, j, i_won, t):
+    """Line 17 (off-diagonal only) and the refresh of the pair's confidence status."""
+    B, cb, params, in_C, theta, score = state
+    if i == j:
+        return
+    record_outcome(B, i, j, i_won)
+    cb_refresh_pair(cb, B, i, j, math.log(t), params[ALPHA])
+
+
+@numba.njit(cache=True)
+def run(P, regret, checkpoints, params, rng, record_pairs):
+    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
+    state = init(P.shape[0], params)
+    rec = recorder_new(regret, checkpoints, record_pairs)
+    for t in range(1, checkpoints[-1] + 1):
+        i, j = select(state, t, rng)
+        update(state, i, j, duel(P, i, j, rng), t)
+        recorder_step(rec, t, i, j)
+    return rec[3], rec[4]
+
+
+def _validate(p):
+    if not p["alpha"] > 0.5:
+        raise ValueError(f"dts: alpha must be > 1/2 (Wu & Liu, Proposition 1), got {p['alpha']}")
+
+
+ALGORITHM = AlgorithmSpec(
+    name="dts",
+    title="D-TS",
+    reference="Wu & Liu (NIPS 2016), Algorithm 1, alpha = 0.51 (L894-895)",
+    defaults={"alpha": 0.51},
+    run=run,
+    validate=_validate,
+)

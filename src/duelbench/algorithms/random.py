@@ -1,0 +1,55 @@
+"""Random — uniformly random comparisons (the baseline of Komiyama et al. 2016, paper 000 L305).
+
+"Uniformly random sampling among pairs" (L305) does not say whether a pair may repeat an arm.
+
+Decisions
+---------
+* Both arms are drawn independently and uniformly from [K], so (i, i) has probability 1/K —
+  the convention of the authors' public COLT-2015 library (note ``komiyama2016.md`` §2.3, E15).
+  Its per-step expected Copeland regret is the mean of r over all K² ordered pairs.
+"""
+
+import numba
+
+from duelbench.engine.kernels import duel, recorder_new, recorder_step, uniform_index
+
+from .registry import AlgorithmSpec
+
+
+@numba.njit(cache=True)
+def init(K, params):
+    return (K,)
+
+
+@numba.njit(cache=True)
+def select(state, t, rng):
+    K = state[0]
+    i = uniform_index(K, rng)
+    j = uniform_index(K, rng)
+    return i, j
+
+
+@numba.njit(cache=True)
+def update(state, i, j, i_won, t):
+    return
+
+
+@numba.njit(cache=True)
+def run(P, regret, checkpoints, params, rng, record_pairs):
+    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
+    state = init(P.shape[0], params)
+    rec = recorder_new(regret, checkpoints, record_pairs)
+    for t in range(1, checkpoints[-1] + 1):
+        i, j = select(state, t, rng)
+        update(state, i, j, duel(P, i, j, rng), t)
+        recorder_step(rec, t, i, j)
+    return rec[3], rec[4]
+
+
+ALGORITHM = AlgorithmSpec(
+    name="random",
+    title="Random",
+    reference="Komiyama et al. (2016) L305: uniformly random pairs (ordered, with replacement)",
+    defaults={},
+    run=run,
+)

@@ -1,0 +1,151 @@
+"""RUCB — Relative Upper Confidence Bound (Zoghi, Whiteson, Munos & de Rijke, ICML 2014).
+
+A Condorcet-winner algorithm, run in this suite on every instance and scored with Copeland
+regret.  Transcribed from the ICML version as specified for Komiyama et al. (2016), note
+``komiyama2016.md`` §2.5 (paper 000 L305: α = 0.51)::
+
+    U = W/(W+Wᵀ) + sqrt(α ln t / (W+Wᵀ)),  u_ii = 1/2
+    C = {c : u_cj ≥ 1/2 ∀ j}
+    if C = ∅: c ← uniform from [K]
+    B ← B ∩ C
+    if |C| = 1: B ← C, c ← the element of C
+    if |C| > 1: P(c) = 1/2 if c ∈ B, else 1/(2^|B| |C \\ B|)
+    d ← argmax_j u_jc   (ties at random, d ≠ c if tied)
+    compare (c, d)
+
+Decisions
+---------
+* Variant: the ICML 2014 version (not the arXiv one), as the note recommends; papers 000 and
+  004 do not say which they ran.
+* ``x/0 := 1`` for unobserved pairs gives u = 2 (:mod:`duelbench.stats.bounds`).
+* ``C`` is read from the incremental relation of :mod:`duelbench.stats.confident_beats`
+  (``u_cj ≥ 1/2`` ⇔ j does not confidently beat c); the boundary case u = 1/2 is documented
+  there.
+* "ties at random, d ≠ c if tied": among the maximisers of u_jc, c itself is excluded whenever
+  another arm ties with it; the remaining ties are broken uniformly at random.
+* ``ln t`` with t = 1, 2, … (the current step), natural log.
+"""
+
+import math
+
+import numba
+import numpy as np
+
+from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step, uniform_index
+from duelbench.stats.bounds import ucb
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_refresh_pair
+from duelbench.stats.counts import new_counts, record_outcome
+
+from .registry import AlgorithmSpec
+
+ALPHA = 0  # index of α in the params array
+
+
+@numba.njit(cache=True)
+def init(K, params):
+    """State: counts W, confident-beat relation, hypothesis set B (−1 = empty), scratch."""
+    W = new_counts(K)
+    cb = cb_new(K)
+    hyp = np.full(1, -1, dtype=np.int64)
+    u_col = np.zeros(K, dtype=np.float64)
+    mask = np.zeros(K, dtype=np.bool_)
+    return W, cb, hyp, params, u_col, mask
+
+
+@numba.njit(cache=True)
+def choose_candidate(state, t, rng):
+    """Lines "C = …" to "sample c": the candidate c and the update of the hypothesis set B."""
+    W, cb, hyp, params, u_col, mask = state
+    K = W.shape[0]
+    n_lost = cb[1]
+    size = 0
+    for c in range(K):
+        mask[c] = n_lost[c] == 0
+        size += mask[c]
+    b = hyp[0]
+    if b >= 0 and not mask[b]:
+        b = -1  # B ← B ∩ C
+    if size == 0:
+        hyp[0] = b
+        return uniform_index(K, rng)
+    if size == 1:
+        for c in range(K):
+            if mask[c]:
+                hyp[0] = c
+                return c
+    hyp[0] = b
+    if b >= 0:
+        if rng.random() < 0.5:
+            return b
+        mask[b] = False
+        size -= 1
+    k = uniform_index(size, rng)
+    for c in range(K):
+        if mask[c]:
+            if k == 0:
+                return c
+            k -= 1
+    return -1
+
+
+@numba.njit(cache=True)
+def choose_opponent(state, c, log_t, rng):
+    """d ← argmax_j u_jc, ties at random, excluding c when another arm ties with it."""
+    W, cb, hyp, params, u_col, mask = state
+    K = W.shape[0]
+    best = -np.inf
+    for j in range(K):
+        u_col[j] = ucb(W, j, c, log_t, params[ALPHA])
+        mask[j] = True
+        if j != c and u_col[j] > best:
+            best = u_col[j]
+    if best >= u_col[c]:
+        mask[c] = False
+    return argmax_random_tie(u_col, mask, rng)
+
+
+@numba.njit(cache=True)
+def select(state, t, rng):
+    """One step's pair (c, d) at time t."""
+    log_t = math.log(t)
+    cb_advance(state[1], log_t)
+    c = choose_candidate(state, t, rng)
+    d = choose_opponent(state, c, log_t, rng)
+    return c, d
+
+
+@numba.njit(cache=True)
+def update(state, i, j, i_won, t):
+    """Count the outcome and refresh the pair's confidence status."""
+    W, cb, hyp, params, u_col, mask = state
+    if i == j:
+        return
+    record_outcome(W, i, j, i_won)
+    cb_refresh_pair(cb, W, i, j, math.log(t), params[ALPHA])
+
+
+@numba.njit(cache=True)
+def run(P, regret, checkpoints, params, rng, record_pairs):
+    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
+    state = init(P.shape[0], params)
+    rec = recorder_new(regret, checkpoints, record_pairs)
+    for t in range(1, checkpoints[-1] + 1):
+        i, j = select(state, t, rng)
+        update(state, i, j, duel(P, i, j, rng), t)
+        recorder_step(rec, t, i, j)
+    return rec[3], rec[4]
+
+
+def _validate(p):
+    if not p["alpha"] > 0.5:
+        raise ValueError(f"rucb: alpha must be > 1/2 (Zoghi et al. 2014), got {p['alpha']}")
+
+
+ALGORITHM = AlgorithmSpec(
+    name="rucb",
+    title="RUCB",
+    reference="Zoghi et al. (ICML 2014), Algorithm 1; alpha = 0.51 as in Komiyama et al. (2016) L305",
+    defaults={"alpha": 0.51},
+    run=run,
+    validate=_validate,
+)

@@ -1,0 +1,113 @@
+"""Numba helpers shared by every algorithm's ``run`` loop.
+
+Every compiled algorithm module has the same loop (see :mod:`duelbench.algorithms.rucb` for
+the canonical shape)::
+
+    state = init(K, params)
+    rec = recorder_new(regret, checkpoints, record_pairs)
+    for t in range(1, horizon + 1):
+        i, j = select(state, t, rng)
+        update(state, i, j, duel(P, i, j, rng), t)
+        recorder_step(rec, t, i, j)
+
+The loop is written out in each module rather than shared because numba cannot cache a
+function that receives other compiled functions as arguments; a cached loop per algorithm
+avoids recompiling in every job process.
+"""
+
+import numba
+import numpy as np
+
+
+@numba.njit(cache=True)
+def duel(P, i, j, rng):
+    """Compare arms i and j: ``True`` iff i wins, with probability ``P[i, j]``.
+
+    Exactly one uniform draw per duel, also for a self-comparison (i == j, whose outcome
+    carries no information), so the random stream does not depend on which pairs are drawn.
+    """
+    return rng.random() < P[i, j]
+
+
+@numba.njit(cache=True)
+def recorder_new(regret, checkpoints, record_pairs):
+    """Recorder state for one run.
+
+    ``regret`` is a (D, K, K) stack of per-pair regret matrices (one per regret definition),
+    ``checkpoints`` the increasing 1-based times at which the D cumulative sums are stored.
+    If ``record_pairs`` the chosen pairs are kept in ``pairs`` (T × 2), for tests.
+    """
+    D = regret.shape[0]
+    T = checkpoints[-1]
+    cum = np.zeros(D, dtype=np.float64)
+    out = np.zeros((D, checkpoints.shape[0]), dtype=np.float64)
+    pairs = np.zeros((T if record_pairs else 0, 2), dtype=np.int64)
+    nxt = np.zeros(1, dtype=np.int64)
+    return regret, checkpoints, cum, out, pairs, nxt
+
+
+@numba.njit(cache=True)
+def recorder_step(rec, t, i, j):
+    """Add the pseudo-regret of pair (i, j) at time t (1-based); store sums at checkpoints."""
+    regret, checkpoints, cum, out, pairs, nxt = rec
+    for d in range(regret.shape[0]):
+        cum[d] += regret[d, i, j]
+    if pairs.shape[0] > 0:
+        pairs[t - 1, 0] = i
+        pairs[t - 1, 1] = j
+    k = nxt[0]
+    if k < checkpoints.shape[0] and checkpoints[k] == t:
+        out[:, k] = cum
+        nxt[0] = k + 1
+
+
+@numba.njit(cache=True)
+def recorder_commit(rec, t, i, j):
+    """Close a run that has committed to pair (i, j) for every step after t.
+
+    For explore-then-exploit algorithms (DESIGN: "regret after it commits added in closed
+    form"): the remaining checkpoints get ``cum + (t_k − t) · r(i, j)`` exactly as if the pair
+    had been drawn step by step (up to float summation order).
+    """
+    regret, checkpoints, cum, out, pairs, nxt = rec
+    for k in range(nxt[0], checkpoints.shape[0]):
+        for d in range(regret.shape[0]):
+            out[d, k] = cum[d] + (checkpoints[k] - t) * regret[d, i, j]
+    for s in range(t, pairs.shape[0]):
+        pairs[s, 0] = i
+        pairs[s, 1] = j
+    nxt[0] = checkpoints.shape[0]
+
+
+@numba.njit(cache=True)
+def uniform_index(n, rng):
+    """A uniform integer in ``[0, n)`` from one uniform draw (identical on both code paths)."""
+    k = int(rng.random() * n)
+    return k if k < n else n - 1
+
+
+@numba.njit(cache=True)
+def argmax_random_tie(values, mask, rng):
+    """Index of the maximum of ``values[mask]``, ties broken uniformly at random; −1 if none.
+
+    One uniform draw is consumed only when there is a tie.
+    """
+    best = -np.inf
+    count = 0
+    for k in range(values.shape[0]):
+        if not mask[k]:
+            continue
+        if values[k] > best:
+            best = values[k]
+            count = 1
+        elif values[k] == best:
+            count += 1
+    if count == 0:
+        return -1
+    pick = 0 if count == 1 else uniform_index(count, rng)
+    for k in range(values.shape[0]):
+        if mask[k] and values[k] == best:
+            if pick == 0:
+                return k
+            pick -= 1
+    return -1

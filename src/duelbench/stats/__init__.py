@@ -1,0 +1,12 @@
+"""Shared statistics for every algorithm: one implementation of each formula.
+
+* :mod:`.kl` — Bernoulli KL divergence and ``d(mu) = KL(mu, 1/2)``.
+* :mod:`.counts` — pairwise win counts, empirical means (``0/0 := 1/2``).
+* :mod:`.bounds` — RUCB-style confidence bounds ``mean ± sqrt(alpha ln t / n)``.
+* :mod:`.confident_beats` — incremental bookkeeping of which pairs are resolved by those
+  bounds (the Copeland counts of RUCB, CCB and D-TS) without rescanning all K² bounds.
+* :mod:`.heap` — an indexed binary min-heap used by :mod:`.confident_beats`.
+
+All functions are ``numba.njit(cache=True)`` kernels that also run as plain Python
+(``NUMBA_DISABLE_JIT=1``).
+"""
