@@ -1,0 +1,323 @@
+"""Synthetic preference matrices and random submatrices.
+
+Every function returns :class:`~duelbench.problems.matrix.PreferenceMatrix`
+objects.  Randomness comes only from the ``rng`` argument, which may be a
+:class:`numpy.random.Generator`, an int seed or a
+:class:`numpy.random.SeedSequence` (anything accepted by
+:func:`numpy.random.default_rng` except None: an unseeded call would not be
+reproducible, so ``rng=None`` is rejected wherever randomness is used).
+Arm indices are 0-based.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .matrix import PreferenceMatrix
+
+__all__ = [
+    "btl",
+    "random_btl",
+    "hard_condorcet",
+    "cyclic",
+    "random_submatrix",
+    "SubmatrixSample",
+    "SamplingError",
+]
+
+
+class SamplingError(RuntimeError):
+    """Rejection sampling did not find an acceptable submatrix within ``max_tries``."""
+
+
+def _rng(rng, what: str) -> np.random.Generator:
+    if rng is None:
+        raise ValueError(
+            f"{what} needs a random source: pass rng as a numpy.random.Generator or an int seed "
+            "(None is rejected so that every instance is reproducible)"
+        )
+    return np.random.default_rng(rng)
+
+
+def _from_upper(full: np.ndarray, K: int) -> np.ndarray:
+    """Stored matrix from the strict upper triangle of ``full``: lower = 1 - upper, diagonal 1/2."""
+    P = np.full((K, K), 0.5)
+    iu = np.triu_indices(K, 1)
+    up = full[iu]
+    P[iu] = up
+    P[iu[1], iu[0]] = 1.0 - up
+    return P
+
+
+# --------------------------------------------------------------------------- BTL
+def btl(utilities, *, names=None, name: str | None = None) -> PreferenceMatrix:
+    """Bradley-Terry-Luce matrix ``p_ij = u_i / (u_i + u_j)``.
+
+    Parameters
+    ----------
+    utilities : array_like, shape (K,)
+        Positive finite weights ``u_i`` (K >= 2).
+    names, name : optional
+        Passed to :class:`PreferenceMatrix`.
+
+    Notes
+    -----
+    BTL matrices are strongly stochastically transitive (SST) and satisfy the
+    stochastic triangle inequality (paper 003 "SYN-BTL", citing Yue et al.
+    2012).  The upper triangle is computed as ``u_i/(u_i+u_j)`` and the lower
+    one as ``1 -`` that (storage convention of :mod:`.matrix`).  Equal
+    utilities give exact ties and hence a ``TiedPairWarning``.
+    """
+    u = np.asarray(utilities, dtype=np.float64)
+    if u.ndim != 1 or u.size < 2:
+        raise ValueError(f"utilities must be a 1-D array of K >= 2 weights, got shape {u.shape}")
+    if not np.all(np.isfinite(u)) or np.any(u <= 0):
+        raise ValueError(f"utilities must be positive and finite, got {u.tolist()}")
+    ratio = u[:, None] / (u[:, None] + u[None, :])
+    return PreferenceMatrix(_from_upper(ratio, u.size), names=names, name=name)
+
+
+def random_btl(K: int, rng, *, low: float = 0.0, high: float = 1.0, name: str | None = None) -> PreferenceMatrix:
+    """BTL matrix with i.i.d. utilities ``u_i ~ Uniform(low, high]``.
+
+    The defaults reproduce the SYN-BTL instance of paper 003 ("BTL-Uniform":
+    weights "sampled uniformly in the interval (0, 1]").  The half-open
+    interval is realised as ``high - (high - low) * U`` with ``U`` from
+    ``Generator.random()`` in [0, 1).  Arms are in the drawn (random) order.
+    """
+    if K < 2:
+        raise ValueError(f"K must be >= 2, got {K}")
+    if not (0.0 <= low < high and np.isfinite(high)):
+        raise ValueError(f"need 0 <= low < high < inf, got low={low}, high={high}")
+    g = _rng(rng, "random_btl")
+    u = high - (high - low) * g.random(K)
+    return btl(u, name=name)
+
+
+# --------------------------------------------------------------------------- hard Condorcet
+def hard_condorcet(
+    K: int,
+    epsilon: float | None = None,
+    rng=None,
+    *,
+    winner: int | None = None,
+    name: str | None = None,
+) -> PreferenceMatrix:
+    """The "Hard-Instance" (SYN-CD) of Agarwal et al. 2022 (paper 003, @31931).
+
+    Definition (paper 003, Section 5): pick the Condorcet winner ``l``
+    uniformly in [K] and ``epsilon`` uniformly in (0, 0.5); set
+    ``P[l, i] = 1/2 + epsilon`` for ``i != l`` (so ``P[i, l] = 1/2 - epsilon``)
+    and ``P[i, j] = 1/2`` for all ``i, j != l``.  It mirrors the instances
+    ``E_{j,k}`` of the lower bound (paper 003 Theorem C.1, @57676).  The paper
+    uses K = 100.
+
+    Parameters
+    ----------
+    K : int
+        Number of arms (>= 2).
+    epsilon : float, optional
+        The gap, in (0, 1/2].  If None it is drawn from ``rng`` uniformly in
+        the open interval (0, 0.5) (a draw of exactly 0 is redrawn).
+    rng : Generator or int, optional
+        Needed only if ``epsilon`` or ``winner`` is None.
+    winner : int, optional
+        The Condorcet winner ``l`` (0-based).  If None it is drawn uniformly
+        from ``rng``.  (When both are drawn, ``winner`` is drawn first.)
+    name : str, optional
+
+    Notes
+    -----
+    All pairs not involving the winner are exact ties (by design), so the
+    usual ``TiedPairWarning`` is not emitted.  The instance is weakly SST and
+    satisfies STI.
+    """
+    if K < 2:
+        raise ValueError(f"K must be >= 2, got {K}")
+    g = None
+    if winner is None or epsilon is None:
+        g = _rng(rng, "hard_condorcet with a random winner or epsilon")
+    if winner is None:
+        winner = int(g.integers(K))
+    elif not (0 <= int(winner) < K):
+        raise ValueError(f"winner must be in [0, {K - 1}], got {winner}")
+    winner = int(winner)
+    if epsilon is None:
+        epsilon = 0.0
+        while epsilon == 0.0:
+            epsilon = 0.5 * float(g.random())
+    if not (0.0 < epsilon <= 0.5):
+        raise ValueError(f"epsilon must lie in (0, 0.5], got {epsilon}")
+    P = np.full((K, K), 0.5)
+    P[winner, :] = 0.5 + epsilon
+    P[:, winner] = 1.0 - (0.5 + epsilon)
+    P[winner, winner] = 0.5
+    return PreferenceMatrix._trusted(P, name=name)
+
+
+# --------------------------------------------------------------------------- cyclic
+def cyclic(K: int, gap=0.1, rng=None, *, name: str | None = None) -> PreferenceMatrix:
+    """A cyclic (rotation-symmetric) tournament without a Condorcet winner.
+
+    Construction: arm ``i`` beats arm ``j`` iff ``(j - i) mod K`` lies in
+    ``{1, ..., floor((K - 1)/2)}``; for even K the "antipodal" pairs
+    ``(i, i + K/2)``, ``i < K/2``, are won by the lower index ``i``.  The winner
+    of each pair wins with probability ``1/2 + gap_ij``.
+
+    * Odd K: every arm has Copeland score ``(K - 1)/2``; all K arms are
+      Copeland winners, so there is no Condorcet winner and every Copeland
+      regret is identically 0 (no arm is distinguished -- a "Copeland-free"
+      instance).  K = 3 is the rock-paper-scissors cycle.
+    * Even K: arms ``0 .. K/2 - 1`` have score ``K/2`` and are the Copeland
+      winners; arms ``K/2 .. K-1`` have score ``K/2 - 1``.  No Condorcet
+      winner for K >= 4.
+
+    Parameters
+    ----------
+    K : int
+        Number of arms, >= 3.
+    gap : float or (float, float), default 0.1
+        A constant gap in (0, 1/2], or a range ``(low, high)`` with
+        ``0 < low <= high <= 1/2`` from which each pair's gap is drawn
+        uniformly (upper triangle, row-major order) using ``rng``.
+    rng : Generator or int, optional
+        Needed only for random gaps.
+    name : str, optional
+
+    Notes
+    -----
+    With a constant gap and odd K the von Neumann winner is the uniform
+    distribution (the matrix is circulant).
+    """
+    if K < 3:
+        raise ValueError(f"a cyclic instance needs K >= 3, got {K}")
+    iu = np.triu_indices(K, 1)
+    n = iu[0].size
+    if np.ndim(gap) == 0:
+        g = float(gap)
+        if not (0.0 < g <= 0.5):
+            raise ValueError(f"gap must lie in (0, 0.5], got {gap}")
+        gaps = np.full(n, g)
+    else:
+        lo, hi = (float(x) for x in gap)
+        if not (0.0 < lo <= hi <= 0.5):
+            raise ValueError(f"gap range must satisfy 0 < low <= high <= 0.5, got {gap}")
+        gaps = lo + (hi - lo) * _rng(rng, "cyclic with random gaps").random(n)
+    d = (iu[1] - iu[0]) % K  # in 1..K-1 since i < j
+    half = (K - 1) // 2
+    i_wins = (d <= half) | ((K % 2 == 0) & (d == K // 2))
+    up = np.where(i_wins, 0.5 + gaps, 0.5 - gaps)
+    U = np.zeros((K, K))
+    U[iu] = up
+    return PreferenceMatrix._trusted(_from_upper(U, K), name=name)
+
+
+# --------------------------------------------------------------------------- submatrices
+class SubmatrixSample(NamedTuple):
+    """Result of :func:`random_submatrix`.
+
+    Attributes
+    ----------
+    matrix : PreferenceMatrix
+        The accepted submatrix (arm names taken from the parent).
+    indices : tuple of int
+        Sorted 0-based indices of the chosen arms in the parent.
+    tries : int
+        Number of K-subsets drawn, including the accepted one (so the
+        acceptance rate is estimated by ``1 / mean(tries)``).
+    """
+
+    matrix: PreferenceMatrix
+    indices: tuple[int, ...]
+    tries: int
+
+
+def random_submatrix(
+    P: PreferenceMatrix,
+    K: int,
+    rng,
+    min_gap: float | None = None,
+    condorcet: bool | None = None,
+    max_tries: int = 100_000,
+    *,
+    name: str | None = None,
+) -> SubmatrixSample:
+    """Draw a uniformly random K-arm submatrix satisfying optional filters.
+
+    Each try draws a K-subset of the parent's arms uniformly without
+    replacement (``Generator.choice(n, K, replace=False)``), sorts it (the
+    submatrix keeps the parent's arm order and orientation), and accepts it if
+
+    * ``min_gap`` is None or every off-diagonal entry has
+      ``|p_ij - 1/2| >= min_gap`` (float64 comparison; e.g. 0.005 for K = 16
+      and 0.0005 for K = 64 in paper 000 L295), and
+    * ``condorcet`` is None (either), True (the submatrix has a Condorcet
+      winner) or False (it has none).
+
+    Tries are repeated (rejection sampling) until acceptance, so the accepted
+    subset is uniform over the acceptable K-subsets.
+
+    Parameters
+    ----------
+    P : PreferenceMatrix
+        Parent matrix with at least K arms.
+    K : int
+        Submatrix size, 2 <= K <= P.K.
+    rng : Generator or int
+    min_gap : float, optional
+    condorcet : bool, optional
+    max_tries : int, default 100000
+    name : str, optional
+        Name of the returned matrix (default None: identity = content hash).
+
+    Returns
+    -------
+    SubmatrixSample
+        ``(matrix, indices, tries)``.
+
+    Raises
+    ------
+    SamplingError
+        No acceptable subset within ``max_tries`` tries.
+    """
+    if not isinstance(P, PreferenceMatrix):
+        raise TypeError(f"P must be a PreferenceMatrix, got {type(P).__name__}")
+    n = P.K
+    if not (2 <= K <= n):
+        raise ValueError(f"K must satisfy 2 <= K <= {n} (the parent's size), got {K}")
+    if max_tries < 1:
+        raise ValueError(f"max_tries must be >= 1, got {max_tries}")
+    if condorcet not in (None, True, False):
+        raise ValueError(f"condorcet must be None, True or False, got {condorcet!r}")
+    g = _rng(rng, "random_submatrix")
+    V = P.values
+    bad = None
+    if min_gap is not None:
+        if not (min_gap >= 0):
+            raise ValueError(f"min_gap must be >= 0, got {min_gap}")
+        bad = np.abs(V - 0.5) < min_gap
+        np.fill_diagonal(bad, False)
+    for tries in range(1, max_tries + 1):
+        idx = np.sort(g.choice(n, K, replace=False))
+        if bad is not None and bad[np.ix_(idx, idx)].any():
+            continue
+        if condorcet is not None:
+            sub = V[np.ix_(idx, idx)]
+            has_cw = bool(np.any(np.count_nonzero(sub > 0.5, axis=1) == K - 1))
+            if has_cw != condorcet:
+                continue
+        names = P.names
+        sub = V[np.ix_(idx, idx)]
+        matrix = PreferenceMatrix._trusted(sub, tuple(names[k] for k in idx), name)
+        return SubmatrixSample(matrix, tuple(idx.tolist()), tries)
+    filters = []
+    if min_gap is not None:
+        filters.append(f"min_gap={min_gap}")
+    if condorcet is not None:
+        filters.append(f"condorcet={condorcet}")
+    raise SamplingError(
+        f"no acceptable {K}-arm submatrix of {P!r} in {max_tries} tries with {', '.join(filters) or 'no filters'}; "
+        "relax the filters (smaller min_gap, condorcet=None) or raise max_tries"
+    )
