@@ -1,0 +1,38 @@
+"""duelbench: reproducible benchmark and paper-replication suite for dueling bandits.
+
+Public API::
+
+    duelbench.load_matrix(name)            -> PreferenceMatrix
+    duelbench.simulate(algorithm, matrix, horizon, runs, seed=0, **params)
+                                           -> SimulationResult (.checkpoints, .regret)
+    duelbench.list_algorithms(), duelbench.list_datasets()
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["load_matrix", "list_datasets", "simulate", "list_algorithms", "PreferenceMatrix", "SimulationResult"]
+
+
+def __getattr__(name):
+    # Lazy imports keep `import duelbench` cheap (numba compiles nothing until used).
+    if name in ("load_matrix", "list_datasets"):
+        from duelbench.data import registry
+
+        return getattr(registry, name)
+    if name == "simulate":
+        from duelbench.engine.simulate import simulate
+
+        return simulate
+    if name == "list_algorithms":
+        from duelbench.algorithms.registry import list_algorithms
+
+        return list_algorithms
+    if name == "PreferenceMatrix":
+        from duelbench.problems.matrix import PreferenceMatrix
+
+        return PreferenceMatrix
+    if name == "SimulationResult":
+        from duelbench.engine.result import SimulationResult
+
+        return SimulationResult
+    raise AttributeError(f"module 'duelbench' has no attribute {name!r}")

@@ -1,0 +1,89 @@
+"""Cached result shards: the unit of work of the workflow.
+
+A shard holds runs ``a … b−1`` of one (fidelity, dataset, algorithm + parameters, horizon) job
+at ``results/{fidelity}/{dataset}/{algorithm}-{paramhash}/T{horizon}/runs-{a}-{b}.npz``, so
+quick and paper-fidelity runs and parameter variants never collide.  Its content depends only
+on (dataset, algorithm, canonical parameters, horizon, run range, seed), never on the shard
+layout, so ``duelbench.simulate(...)`` with the same arguments reproduces it bit for bit.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
+
+from .result import SimulationResult
+from .simulate import simulate
+
+_SHARD_RE = re.compile(r"runs-(\d+)-(\d+)\.npz$")
+
+
+def shard_path(fidelity, dataset, algorithm, params, horizon, run_start, run_stop, root="results") -> str:
+    """Path of a shard (``run_stop`` exclusive)."""
+    ph = param_hash(algorithm, params)
+    return f"{root}/{fidelity}/{dataset}/{algorithm}-{ph}/T{int(horizon)}/runs-{int(run_start)}-{int(run_stop)}.npz"
+
+
+def shard_ranges(runs: int, runs_per_shard: int) -> list[tuple[int, int]]:
+    """Split ``range(runs)`` into consecutive ``[a, b)`` chunks of at most ``runs_per_shard``."""
+    if runs < 1 or runs_per_shard < 1:
+        raise ValueError("runs and runs_per_shard must be ≥ 1")
+    return [(a, min(a + runs_per_shard, runs)) for a in range(0, runs, runs_per_shard)]
+
+
+def _atomic_write(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_stop, seed, fidelity="adhoc",
+              quiet=False) -> SimulationResult:
+    """Simulate runs ``[run_start, run_stop)`` and write the shard and its provenance sidecar.
+
+    Progress (one line per finished run, with the elapsed time) goes to stderr unless ``quiet``.
+    """
+    out_path = Path(out_path)
+    canon = canonical_params(algorithm, params)
+    n = int(run_stop) - int(run_start)
+    t0, c0 = time.perf_counter(), time.process_time()
+
+    def progress(done, total):
+        if not quiet:
+            print(f"[{algorithm} on {dataset}, T={horizon}] run {run_start + done}/{run_stop} "
+                  f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
+
+    result = simulate(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress, **canon)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    _atomic_write(out_path, result.to_npz)
+    from duelbench.report.provenance import write_sidecar
+
+    write_sidecar(
+        out_path,
+        config={"fidelity": fidelity, "dataset": dataset, "algorithm": algorithm, "params": canon,
+                "horizon": int(horizon), "run_start": int(run_start), "run_stop": int(run_stop), "seed": int(seed)},
+        seeds={"seed": int(seed), "runs": [int(run_start), int(run_stop)],
+               "stream": "SeedSequence(seed, spawn_key=(sha256(stream,dataset,algorithm,params) words, run))"},
+        extra={"source_hash": source_hash(algorithm), "steps": int(horizon) * n,
+               "steps_per_second": int(horizon) * n / wall if wall > 0 else None},
+        wall_time=wall, cpu_time=cpu,
+    )
+    return result
+
+
+def load_shards(paths) -> SimulationResult:
+    """Concatenate the runs of several shards of one job, in run order."""
+    return SimulationResult.concatenate([SimulationResult.from_npz(p) for p in paths])
