@@ -1,0 +1,158 @@
+"""Shared plotting: one colour, line style and label per algorithm across every figure.
+
+Use :func:`algorithm_style` / :func:`algorithm_label` for any figure that shows algorithms, so
+RUCB is the same colour in every paper's figures. Algorithms missing from :data:`STYLES` get a
+colour derived from sha256 of their name (stable across processes and machines) and the
+registry's ``title`` as label.
+
+Figures are written without timestamps in their metadata (:func:`save_figure`), so the same
+data give the same PDF/PNG bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+# Okabe–Ito colour-blind-safe palette, then tab10 shades for the rest.
+_OI = {
+    "black": "#000000", "orange": "#E69F00", "sky": "#56B4E9", "green": "#009E73",
+    "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
+}
+
+#: name → (label, colour, line style). Keys are registry names.
+STYLES: dict[str, tuple[str, str, str]] = {
+    "random": ("Random", "#7f7f7f", ":"),
+    "rucb": ("RUCB", _OI["blue"], "-"),
+    "rmed1": ("RMED1", _OI["vermillion"], "-"),
+    "rmed2": ("RMED2", _OI["orange"], "--"),
+    "rmed2fh": ("RMED2FH", _OI["orange"], ":"),
+    "ecw_rmed": ("ECW-RMED", _OI["purple"], "-"),
+    "dts": ("D-TS", _OI["green"], "-"),
+    "dts_plus": ("D-TS+", _OI["green"], "--"),
+    "ccb": ("CCB", _OI["sky"], "-"),
+    "scb": ("SCB", _OI["sky"], "--"),
+    "rcs": ("RCS", _OI["black"], "-"),
+    "savage": ("Copeland SAVAGE", "#8c564b", "-."),
+    "btm": ("BTM", "#bcbd22", "-."),
+    "sparring": ("Sparring", "#17becf", "-."),
+    "pbr": ("PBR", "#9467bd", "-."),
+    "rankel": ("RankEl", "#e377c2", "-."),
+    "if": ("IF", "#8c564b", ":"),
+}
+
+_FALLBACK = list(plt.get_cmap("tab20").colors)
+
+
+def _registry_title(name: str) -> str | None:
+    try:
+        from duelbench.algorithms.registry import get_algorithm
+
+        return get_algorithm(name).title
+    except Exception:  # registry unavailable or unknown name: fall back to the raw name
+        return None
+
+
+def algorithm_label(name: str) -> str:
+    """Legend label of algorithm ``name``."""
+    if name in STYLES:
+        return STYLES[name][0]
+    return _registry_title(name) or name
+
+
+def algorithm_colour(name: str) -> str:
+    """Colour of algorithm ``name`` (stable for names missing from :data:`STYLES`)."""
+    if name in STYLES:
+        return STYLES[name][1]
+    idx = int(hashlib.sha256(name.encode()).hexdigest(), 16) % len(_FALLBACK)
+    return matplotlib.colors.to_hex(_FALLBACK[idx])
+
+
+def algorithm_style(name: str) -> dict:
+    """Keyword arguments for ``Axes.plot``: ``color``, ``linestyle``, ``label``."""
+    ls = STYLES[name][2] if name in STYLES else "-"
+    return {"color": algorithm_colour(name), "linestyle": ls, "label": algorithm_label(name)}
+
+
+def regret_panels(
+    table,
+    *,
+    kind: str = "copeland",
+    panels: Sequence[str] | None = None,
+    labels: Mapping[tuple[str, str], str] | None = None,
+    title: str | None = None,
+    ylabel: str | None = None,
+    panel_size: tuple[float, float] = (4.2, 3.2),
+):
+    """Cumulative regret against t (log x), one panel per dataset, mean ± 1 s.e. shaded.
+
+    ``table`` has the columns of :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`.
+    ``labels`` maps (algorithm, param_hash) to a legend label (default: :func:`algorithm_label`).
+    Variants of one algorithm share its colour and differ in line style.
+    """
+    data = table[table["kind"] == kind]
+    panels = list(panels) if panels is not None else sorted(data["dataset"].unique())
+    fig, axes = plt.subplots(1, len(panels), figsize=(panel_size[0] * len(panels), panel_size[1]), squeeze=False)
+    variant_styles = ["-", "--", "-.", ":"]
+    handles = {}
+    for ax, dataset in zip(axes[0], panels):
+        sub = data[data["dataset"] == dataset]
+        keys = sorted({(a, h) for a, h in zip(sub["algorithm"], sub["param_hash"])})
+        for algorithm, phash in keys:
+            curve = sub[(sub["algorithm"] == algorithm) & (sub["param_hash"] == phash)].sort_values("t")
+            t = curve["t"].to_numpy(dtype=float)
+            mean = curve["mean"].to_numpy(dtype=float)
+            se = np.nan_to_num(curve["stderr"].to_numpy(dtype=float))
+            style = algorithm_style(algorithm)
+            n_variants = sum(1 for a, _ in keys if a == algorithm)
+            if n_variants > 1:
+                style["linestyle"] = variant_styles[[h for a, h in keys if a == algorithm].index(phash) % 4]
+            label = (labels or {}).get((algorithm, phash), style["label"])
+            style["label"] = label
+            mask = t > 0
+            (line,) = ax.plot(t[mask], mean[mask], lw=1.6, **style)
+            ax.fill_between(t[mask], (mean - se)[mask], (mean + se)[mask], color=style["color"], alpha=0.2, lw=0)
+            handles.setdefault(label, line)
+        ax.set_xscale("log")
+        ax.set_title(dataset)
+        ax.set_xlabel("time step t")
+        ax.grid(True, which="major", alpha=0.3)
+        if not len(sub):
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    axes[0][0].set_ylabel(ylabel or f"cumulative {kind} regret")
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 6),
+                   frameon=False, bbox_to_anchor=(0.5, 1.0))
+    if title:
+        fig.suptitle(title, y=0.02, va="bottom", fontsize=8, color="#555555")
+    fig.tight_layout(rect=(0, 0.05, 1, 0.9))
+    return fig
+
+
+def save_figure(fig, paths: Sequence[str], dpi: int = 150) -> None:
+    """Save ``fig`` to each path (format from the suffix) atomically, without timestamps."""
+    for path in paths:
+        fmt = os.path.splitext(path)[1].lstrip(".").lower()
+        folder = os.path.dirname(path) or "."
+        os.makedirs(folder, exist_ok=True)
+        metadata = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None},
+                    "svg": {"Date": None}}.get(fmt)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="." + fmt, dir=folder)
+        os.close(fd)
+        try:
+            fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata)
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+    plt.close(fig)

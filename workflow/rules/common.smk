@@ -1,0 +1,173 @@
+# Shared machinery: configuration checks, experiment/shard registration, numba warm-up, the
+# generic simulation rule and the MSLR download. Rules stay thin: they call functions of
+# duelbench.experiments.
+
+import functools
+import json
+import re
+from contextlib import redirect_stderr, redirect_stdout
+
+from snakemake.exceptions import WorkflowError
+
+import duelbench.experiments as dbx
+from duelbench.algorithms import registry as dbx_registry
+
+
+# ---------------------------------------------------------------------------------------------
+# configuration: schema, fidelity overrides, semantic checks
+# ---------------------------------------------------------------------------------------------
+CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yaml")
+
+try:
+    _effective = dbx.validate_config(config, CONFIG_SCHEMA)
+except dbx.ConfigError as _exc:
+    raise WorkflowError(f"{_exc}\n(the schema {os.path.relpath(CONFIG_SCHEMA)} documents every key)") from None
+# Fill in schema defaults (snakemake's validator does that) on the effective configuration.
+validate(_effective, CONFIG_SCHEMA)
+# From here on, `config` is the effective configuration of the active fidelity.
+config.clear()
+config.update(_effective)
+
+FIDELITY = config["fidelity"]
+RESULTS = dbx.results_root(config)
+DATA = str(config.get("data", "data")).rstrip("/")
+
+
+# ---------------------------------------------------------------------------------------------
+# registration: experiments' final outputs and the shards they need
+# ---------------------------------------------------------------------------------------------
+#: experiment name -> its final outputs (each target rule is generated in the Snakefile)
+EXPERIMENTS = {}
+#: every shard requested by some experiment (path -> ShardSpec)
+SHARDS = dbx.ShardPlan()
+
+
+def sidecar(path):
+    """Provenance sidecar of an output."""
+    return str(path) + ".json"
+
+
+def with_sidecars(paths):
+    """``paths`` followed by their sidecars."""
+    paths = [str(p) for p in paths]
+    return paths + [sidecar(p) for p in paths]
+
+
+def register_experiment(name, outputs):
+    """Declare an experiment's final outputs: creates the target rule `name` and adds them to `all`."""
+    if name in EXPERIMENTS:
+        raise WorkflowError(f"experiment {name!r} is registered twice")
+    if name in ("all",) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise WorkflowError(f"invalid experiment name {name!r}")
+    EXPERIMENTS[name] = [str(p) for p in outputs]
+    return EXPERIMENTS[name]
+
+
+def register_shards(specs, owner):
+    """Declare the shards an experiment needs; returns their paths (the aggregate rule's input)."""
+    try:
+        return SHARDS.add(specs, owner=owner)
+    except dbx.ConfigError as exc:
+        raise WorkflowError(f"Invalid configuration: {exc}") from None
+
+
+def all_targets():
+    return [p for name in sorted(EXPERIMENTS) for p in EXPERIMENTS[name]]
+
+
+@functools.lru_cache(maxsize=None)
+def code_hash(algorithm):
+    """sha256 of the algorithm's source + engine + stats code (a rule param: edits rerun its shards)."""
+    return dbx_registry.source_hash(algorithm)
+
+
+def shard_spec(wildcards):
+    path = (
+        f"{RESULTS}/{wildcards.fidelity}/{wildcards.dataset}/{wildcards.algorithm}-{wildcards.paramhash}"
+        f"/T{wildcards.horizon}/runs-{wildcards.a}-{wildcards.b}.npz"
+    )
+    try:
+        return SHARDS.get(path)
+    except dbx.ConfigError as exc:
+        raise WorkflowError(str(exc)) from None
+
+
+def shard_runtime(wildcards):
+    """Rough SLURM time limit in minutes (local runs ignore it); override with --set-resources."""
+    steps = int(wildcards.horizon) * (int(wildcards.b) - int(wildcards.a))
+    return 10 + steps // 2_000_000
+
+
+wildcard_constraints:
+    fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
+    dataset=r"[A-Za-z0-9_.-]+",
+    algorithm=r"[a-z0-9_]+",
+    paramhash=r"[0-9a-f]{10}",
+    horizon=r"[0-9]+",
+    a=r"[0-9]+",
+    b=r"[0-9]+",
+
+
+# ---------------------------------------------------------------------------------------------
+# numba warm-up: compile an algorithm's kernels into NUMBA_CACHE_DIR once, before its shards.
+# The flag path is fixed per algorithm and consumed as ancient(): when the algorithm's code
+# changes, the `code` param reruns the warm-up, and only that algorithm's shards rerun (their
+# own `code` param changed); the new flag mtime alone triggers nothing.
+# ---------------------------------------------------------------------------------------------
+rule warmup_numba:
+    output:
+        flag=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done",
+        meta=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done.json",
+    params:
+        code=lambda wildcards: code_hash(wildcards.algorithm),
+    log:
+        f"{RESULTS}/logs/warmup/{{algorithm}}.log",
+    threads: 1
+    resources:
+        runtime=30,
+        mem_mb=2000,
+    message:
+        "compiling numba kernels of {wildcards.algorithm}"
+    run:
+        with open(log[0], "w") as fh, redirect_stdout(fh), redirect_stderr(fh):
+            dbx.warmup_job(output.flag, wildcards.algorithm)
+
+
+# ---------------------------------------------------------------------------------------------
+# one result shard: runs [a, b) of (dataset, algorithm+params, horizon) at a fidelity
+# ---------------------------------------------------------------------------------------------
+rule simulate_shard:
+    input:
+        warm=ancient(f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done"),
+        data=lambda wildcards: dbx.dataset_inputs(wildcards.dataset, DATA),
+    output:
+        npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
+        meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
+    params:
+        code=lambda wildcards: code_hash(wildcards.algorithm),
+        job=lambda wildcards: shard_spec(wildcards).job_params(),
+    log:
+        f"{RESULTS}/logs/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.log",
+    threads: 1
+    resources:
+        runtime=shard_runtime,
+        mem_mb=1000,
+    message:
+        "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
+        "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
+    run:
+        with open(log[0], "w") as fh, redirect_stdout(fh), redirect_stderr(fh):
+            dbx.run_shard_job(output.npz, params.job)
+
+
+# ---------------------------------------------------------------------------------------------
+# data: MSLR preference matrices (download with sha256 check, or copy from a mirror folder)
+# ---------------------------------------------------------------------------------------------
+rule fetch_mslr:
+    output:
+        f"{DATA}/mslr/{{name}}.npz",
+    localrule: True
+    message:
+        "fetching MSLR matrix {wildcards.name}"
+    run:
+        dbx.fetch_mslr_job(wildcards.name, output[0])
