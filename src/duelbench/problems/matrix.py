@@ -111,7 +111,7 @@ def _validate(values, allow_ties: bool, atol: float, source: str | None) -> tupl
         i, j = (int(x) for x in np.argwhere(bad)[0])
         raise _fail(
             "non-finite entry",
-            f"entry (i={i}, j={j}) = {a[i, j]!r} ({int(bad.sum())} non-finite entries; indices are 0-based)",
+            f"entry (i={i}, j={j}) = {float(a[i, j])!r} ({int(bad.sum())} non-finite entries; indices are 0-based)",
             "replace NaN/inf entries by probabilities in [0, 1]",
             source,
         )
@@ -120,7 +120,7 @@ def _validate(values, allow_ties: bool, atol: float, source: str | None) -> tupl
         i, j = (int(x) for x in np.argwhere(bad)[0])
         raise _fail(
             "entry outside [0, 1]",
-            f"entry (i={i}, j={j}) = {a[i, j]!r} ({int(bad.sum())} entries outside [0, 1]; indices are 0-based)",
+            f"entry (i={i}, j={j}) = {float(a[i, j])!r} ({int(bad.sum())} entries outside [0, 1]; indices are 0-based)",
             "entries must be probabilities p_ij = P(arm i beats arm j) in [0, 1]",
             source,
         )
@@ -130,7 +130,7 @@ def _validate(values, allow_ties: bool, atol: float, source: str | None) -> tupl
         i = int(np.flatnonzero(bad)[0])
         raise _fail(
             "diagonal entry is not 1/2",
-            f"entry (i={i}, j={i}) = {diag[i]!r} (|p_ii - 1/2| > atol = {atol:g}; indices are 0-based)",
+            f"entry (i={i}, j={i}) = {float(diag[i])!r} (|p_ii - 1/2| > atol = {atol:g}; indices are 0-based)",
             "set every diagonal entry p_ii to 0.5 (an arm ties with itself)",
             source,
         )
@@ -141,8 +141,8 @@ def _validate(values, allow_ties: bool, atol: float, source: str | None) -> tupl
         i, j = (int(x) for x in np.argwhere(bad)[0])
         raise _fail(
             "p_ij + p_ji != 1",
-            f"entries (i={i}, j={j}) = {a[i, j]!r} and (j={j}, i={i}) = {a[j, i]!r} sum to "
-            f"{a[i, j] + a[j, i]!r} (|sum - 1| > atol = {atol:g}; {int(bad.sum())} such pairs; "
+            f"entries (i={i}, j={j}) = {float(a[i, j])!r} and (j={j}, i={i}) = {float(a[j, i])!r} sum to "
+            f"{float(a[i, j] + a[j, i])!r} (|sum - 1| > atol = {atol:g}; {int(bad.sum())} such pairs; "
             "indices are 0-based)",
             "make the matrix antisymmetric, e.g. set p_ji = 1 - p_ij from the upper triangle",
             source,
@@ -355,7 +355,7 @@ class PreferenceMatrix:
     # -- dunder ---------------------------------------------------------------
     def __eq__(self, other) -> bool:
         if not isinstance(other, PreferenceMatrix):
-            return NotImplemented
+            return False
         return (
             self._names == other._names
             and self._name == other._name

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .winners import _arr
+from .winners import _arr, copeland_scores, losses
 
 __all__ = ["regret_matrix", "REGRET_KINDS", "NoCondorcetWinnerError"]
 
@@ -86,17 +86,17 @@ def regret_matrix(P, kind: str = "copeland") -> np.ndarray:
     if kind == "copeland":
         if K == 1:
             return np.zeros((1, 1))
-        L = np.count_nonzero(a < 0.5, axis=1)
+        L = losses(a)
         num = L[:, None] + L[None, :] - 2 * L.min()
         return num / (2.0 * (K - 1))
     if kind in ("copeland_zoghi", "copeland_wu"):
         if K == 1:
             return np.zeros((1, 1))
-        C = np.count_nonzero(a > 0.5, axis=1)
+        C = copeland_scores(a)
         num = 2 * C.max() - C[:, None] - C[None, :]
         return num / ((K - 1) if kind == "copeland_zoghi" else 2.0 * (K - 1))
     if kind == "condorcet":
-        C = np.count_nonzero(a > 0.5, axis=1)
+        C = copeland_scores(a)
         c = int(np.argmax(C))
         if C[c] != K - 1:
             raise NoCondorcetWinnerError(

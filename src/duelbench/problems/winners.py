@@ -365,7 +365,7 @@ def _stationary_irreducible(S: np.ndarray) -> np.ndarray:
 
 
 def _stationary_general(S: np.ndarray) -> np.ndarray:
-    """Cesaro limit of the chain started from the uniform distribution."""
+    """Stationary distribution of a chain with exactly one closed communicating class."""
     K = S.shape[0]
     adj = S > 0
     ncomp, lab = connected_components(adj, directed=True, connection="strong")
@@ -375,26 +375,15 @@ def _stationary_general(S: np.ndarray) -> np.ndarray:
     cross = lab[src] != lab[dst]
     leaves[lab[src[cross]]] = True
     closed = np.flatnonzero(~leaves)
+    if closed.size != 1:
+        raise ValueError(
+            f"the random-walk chain has {closed.size} closed classes, so its stationary distribution is "
+            "not unique; this cannot happen for a valid preference matrix (p_ij + p_ji = 1)"
+        )
+    members = np.flatnonzero(lab == closed[0])
     pi = np.zeros(K)
-    if closed.size == 1:
-        members = np.flatnonzero(lab == closed[0])
-        pi[members] = _stationary_irreducible(S[np.ix_(members, members)])
-        return pi
-    in_closed = np.isin(lab, closed)
-    transient = np.flatnonzero(~in_closed)
-    u = np.full(K, 1.0 / K)
-    for c in closed:
-        members = np.flatnonzero(lab == c)
-        # probability of absorption into class c from each state
-        h = np.zeros(K)
-        h[members] = 1.0
-        if transient.size:
-            Q = S[np.ix_(transient, transient)]
-            r = S[np.ix_(transient, members)].sum(axis=1)
-            h[transient] = np.linalg.solve(np.eye(transient.size) - Q, r)
-        weight = float(u @ h)
-        pi[members] += weight * _stationary_irreducible(S[np.ix_(members, members)])
-    return pi / pi.sum()
+    pi[members] = _stationary_irreducible(S[np.ix_(members, members)])
+    return pi
 
 
 def random_walk_stationary(P, chain: str = "C") -> np.ndarray:
@@ -404,13 +393,15 @@ def random_walk_stationary(P, chain: str = "C") -> np.ndarray:
     off-diagonal ``p_ij`` lies strictly in (0, 1), all chains are irreducible
     and ``pi`` is the unique solution of the linear system
     ``(S^T - I) pi = 0`` with one balance row replaced by ``sum pi = 1``
-    (one ``numpy.linalg.solve``).  Otherwise (entries 0 or 1) the chain may
-    be reducible: if it has a single closed class, ``pi`` is that class's
-    (unique) stationary distribution; if it has several, ``pi`` is the
-    Cesaro limit of the chain started from the uniform distribution
-    (absorption probabilities into each closed class, each found by a linear
-    solve, times the class's stationary distribution) -- a documented
-    choice, since the stationary distribution is then not unique.
+    (one ``numpy.linalg.solve``; tiny negative round-off is clipped and
+    ``pi`` renormalised).
+
+    With entries 0 or 1 the chain may be reducible (``i -> j`` is possible
+    iff ``p_ji > 0``).  It still has exactly one closed communicating class:
+    two disjoint closed classes would each have to beat the other with
+    probability 1.  The stationary distribution is then unique, zero outside
+    that class, and found by the same linear solve restricted to the class
+    (classes from :func:`scipy.sparse.csgraph.connected_components`).
     """
     a = _arr(P)
     S = random_walk_transition_matrix(a, chain)
