@@ -164,7 +164,8 @@ def cyclic(K: int, gap=0.1, rng=None, *, name: str | None = None) -> PreferenceM
     Construction: arm ``i`` beats arm ``j`` iff ``(j - i) mod K`` lies in
     ``{1, ..., floor((K - 1)/2)}``; for even K the "antipodal" pairs
     ``(i, i + K/2)``, ``i < K/2``, are won by the lower index ``i``.  The winner
-    of each pair wins with probability ``1/2 + gap_ij``.
+    of each pair wins with probability ``w_ij = fl(1/2 + gap_ij)`` and the
+    loser's entry is ``1 - w_ij`` (exact in float64 since ``w_ij >= 1/2``).
 
     * Odd K: every arm has Copeland score ``(K - 1)/2``; all K arms are
       Copeland winners, so there is no Condorcet winner and every Copeland
@@ -208,7 +209,8 @@ def cyclic(K: int, gap=0.1, rng=None, *, name: str | None = None) -> PreferenceM
     d = (iu[1] - iu[0]) % K  # in 1..K-1 since i < j
     half = (K - 1) // 2
     i_wins = (d <= half) | ((K % 2 == 0) & (d == K // 2))
-    up = np.where(i_wins, 0.5 + gaps, 0.5 - gaps)
+    win = 0.5 + gaps
+    up = np.where(i_wins, win, 1.0 - win)  # the loser's entry is exactly 1 - (winner's entry)
     U = np.zeros((K, K))
     U[iu] = up
     return PreferenceMatrix._trusted(_from_upper(U, K), name=name)
