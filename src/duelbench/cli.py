@@ -1,0 +1,305 @@
+"""The ``duelbench`` command: one-off use of the library outside the Snakemake workflow.
+
+Subcommands::
+
+    duelbench list [--json]                   registered algorithms (and datasets)
+    duelbench run ALGORITHM DATASET ...       simulate one algorithm, print its mean regret
+    duelbench bench ...                       -> duelbench.bench.main(argv)
+    duelbench fetch-data ...                  -> duelbench.data.mslr.main_fetch(argv)
+    duelbench check ...                       -> duelbench.report.checks.main(argv)
+
+A subcommand is offered only when the code behind it is part of the installed package: the
+CLI looks for the backing function in the module's source without importing it, so
+``duelbench --help`` stays fast (no numba, no plotting libraries) and never lists a command
+that cannot run. Delegated subcommands (``bench``, ``fetch-data``, ``check``) receive the rest
+of the command line unchanged and parse it themselves; the backing function has the signature
+``main(argv: list[str] | None) -> int | None``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import importlib.util
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import duelbench
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+ALGORITHM_REGISTRY = ("duelbench.algorithms.registry", "list_algorithms")
+DATASET_REGISTRY = ("duelbench.data.registry", "list_datasets")
+SIMULATE = ("duelbench.engine.simulate", "simulate")
+LOAD_MATRIX = ("duelbench.data.registry", "load_matrix")
+
+
+# --------------------------------------------------------------------------- discovery
+def _module_source(module: str) -> Path | None:
+    """Source file of a ``duelbench`` submodule, found without importing it."""
+    parts = module.split(".")
+    if parts[0] != "duelbench":
+        raise ValueError(f"not a duelbench module: {module}")
+    base = _PACKAGE_DIR.joinpath(*parts[1:])
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+    return names
+
+
+def provides(module: str, name: str) -> bool:
+    """Whether ``module`` (a duelbench submodule) defines ``name`` at its top level.
+
+    Reads the source instead of importing it; when no source file is found (e.g. a
+    bytecode-only install) it falls back to asking the import system whether the module exists.
+    """
+    source = _module_source(module)
+    if source is None:
+        try:
+            return importlib.util.find_spec(module) is not None
+        except ImportError:
+            return False
+    try:
+        tree = ast.parse(source.read_text(encoding="utf-8"), filename=str(source))
+    except (OSError, SyntaxError, ValueError):
+        return True  # let the real import report what is wrong with it
+    return name in _top_level_names(tree)
+
+
+def _load(module: str, name: str) -> Callable:
+    return getattr(importlib.import_module(module), name)
+
+
+# --------------------------------------------------------------------------- commands
+@dataclass(frozen=True)
+class Command:
+    name: str
+    help: str
+    requires: tuple[tuple[str, str], ...]
+    #: (module, function) receiving the remaining arguments, or None for a built-in command.
+    delegate: tuple[str, str] | None = None
+    #: built-in commands: adds arguments to the subparser and returns the handler.
+    build: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]] | None = None
+
+    def available(self) -> bool:
+        return all(provides(m, f) for m, f in self.requires)
+
+
+def _build_list(p: argparse.ArgumentParser):
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return _cmd_list
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    out: dict[str, object] = {}
+    list_algorithms = _load(*ALGORITHM_REGISTRY)
+    get_algorithm = _load(ALGORITHM_REGISTRY[0], "get_algorithm")
+    algorithms = []
+    for name in list_algorithms():
+        spec = get_algorithm(name)
+        algorithms.append(
+            {
+                "name": name,
+                "title": getattr(spec, "title", ""),
+                "reference": getattr(spec, "reference", ""),
+                "defaults": dict(getattr(spec, "defaults", {}) or {}),
+            }
+        )
+    out["algorithms"] = algorithms
+    if provides(*DATASET_REGISTRY):
+        out["datasets"] = [str(d) for d in _load(*DATASET_REGISTRY)()]
+    if args.json:
+        print(json.dumps(out, indent=2, sort_keys=True))
+        return 0
+    print(f"algorithms ({len(algorithms)}):")
+    for a in algorithms:
+        defaults = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in a["defaults"].items())
+        line = f"  {a['name']:<16} {a['title']}"
+        if defaults:
+            line += f"  [{defaults}]"
+        print(line.rstrip())
+    if "datasets" in out:
+        print(f"datasets ({len(out['datasets'])}):")
+        for d in out["datasets"]:
+            print(f"  {d}")
+    return 0
+
+
+def _build_run(p: argparse.ArgumentParser):
+    p.add_argument("algorithm", help="registered algorithm name (see `duelbench list`)")
+    p.add_argument(
+        "dataset",
+        help="registered dataset name, or a .npy/.npz/.csv file holding a K×K preference matrix",
+    )
+    p.add_argument("-T", "--horizon", type=int, required=True, help="time steps per run")
+    p.add_argument("-R", "--runs", type=int, default=10, help="independent runs (default 10)")
+    p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
+    p.add_argument(
+        "-p",
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="algorithm parameter overriding its default (repeatable)",
+    )
+    p.add_argument("--kind", default=None, help="regret definition to print (default: the result's .regret)")
+    p.add_argument("--points", type=int, default=12, help="checkpoints to print (default 12; 0 = all)")
+    p.add_argument("-o", "--out", type=Path, default=None, help="also save the full result to this .npz file")
+    return _cmd_run
+
+
+def _parse_params(items: Sequence[str]) -> dict[str, str]:
+    params: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
+        params[key.strip()] = value.strip()
+    return params
+
+
+def _matrix_argument(dataset: str):
+    """A dataset name is passed through; an existing matrix file is read into an array."""
+    path = Path(dataset)
+    if path.suffix.lower() not in {".npy", ".npz", ".csv", ".txt"} or not path.is_file():
+        return dataset
+    import numpy as np
+
+    suffix = path.suffix.lower()
+    if suffix == ".npy":
+        return np.load(path, allow_pickle=False)
+    if suffix == ".npz":
+        with np.load(path, allow_pickle=False) as z:
+            if len(z.files) != 1:
+                raise ValueError(f"{path} holds arrays {z.files}; expected exactly one matrix")
+            return z[z.files[0]]
+    return np.loadtxt(path, delimiter="," if suffix == ".csv" else None)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    simulate = _load(*SIMULATE)
+    params = _parse_params(args.param)
+    result = simulate(args.algorithm, _matrix_argument(args.dataset), args.horizon, args.runs, seed=args.seed, **params)
+    regret = np.asarray(result.regret if args.kind is None else result.regret_of(args.kind), dtype=float)
+    checkpoints = np.asarray(result.checkpoints)
+    mean = regret.mean(axis=0)
+    se = regret.std(axis=0, ddof=1) / np.sqrt(regret.shape[0]) if regret.shape[0] > 1 else np.zeros_like(mean)
+    idx = np.arange(len(checkpoints))
+    if 0 < args.points < len(idx):
+        idx = np.unique(np.round(np.linspace(0, len(idx) - 1, args.points)).astype(int))
+    label = args.kind or "regret"
+    print(f"# {args.algorithm} on {args.dataset}: T={args.horizon}, runs={regret.shape[0]}, seed={args.seed}")
+    print(f"{'t':>12}  {'mean ' + label:>18}  {'s.e.':>12}")
+    for i in idx:
+        print(f"{int(checkpoints[i]):>12d}  {mean[i]:>18.4f}  {se[i]:>12.4f}")
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        if hasattr(result, "to_npz"):
+            result.to_npz(args.out)
+        else:
+            np.savez(args.out, checkpoints=checkpoints, regret=regret)
+        print(f"saved {args.out}")
+    return 0
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "list",
+        "list the registered algorithms (and datasets)",
+        requires=(ALGORITHM_REGISTRY,),
+        build=_build_list,
+    ),
+    Command(
+        "run",
+        "simulate one algorithm on one dataset and print its mean cumulative regret",
+        requires=(SIMULATE, LOAD_MATRIX),
+        build=_build_run,
+    ),
+    Command(
+        "bench",
+        "measure simulation throughput (steps per second)",
+        requires=(("duelbench.bench", "main"),),
+        delegate=("duelbench.bench", "main"),
+    ),
+    Command(
+        "fetch-data",
+        "download the MSLR preference matrices (SHA-256 checked) or copy them from a mirror",
+        requires=(("duelbench.data.mslr", "main_fetch"),),
+        delegate=("duelbench.data.mslr", "main_fetch"),
+    ),
+    Command(
+        "check",
+        "compare reproduced results with the published numbers",
+        requires=(("duelbench.report.checks", "main"),),
+        delegate=("duelbench.report.checks", "main"),
+    ),
+)
+
+
+def available_commands() -> list[Command]:
+    """The subcommands this installation can run."""
+    return [c for c in COMMANDS if c.available()]
+
+
+def build_parser(commands: Sequence[Command]) -> tuple[argparse.ArgumentParser, dict]:
+    parser = argparse.ArgumentParser(
+        prog="duelbench",
+        description="Dueling-bandit benchmark and paper-replication suite. "
+        "The full workflow is run with snakemake (see README.md).",
+    )
+    parser.add_argument("--version", action="version", version=f"duelbench {duelbench.__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    handlers: dict[str, Callable[[argparse.Namespace], int]] = {}
+    for cmd in commands:
+        if cmd.delegate is not None:
+            sub.add_parser(cmd.name, help=cmd.help, add_help=False)
+        else:
+            p = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+            handlers[cmd.name] = cmd.build(p)
+    return parser, handlers
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = available_commands()
+    by_name = {c.name: c for c in commands}
+    # Delegated commands get their arguments untouched (including --help).
+    if argv and argv[0] in by_name and by_name[argv[0]].delegate is not None:
+        rc = _load(*by_name[argv[0]].delegate)(argv[1:])
+        return 0 if rc is None else int(rc)
+    parser, handlers = build_parser(commands)
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(handlers[args.command](args) or 0)
+    except (KeyError, ValueError, FileNotFoundError) as exc:
+        # User errors (unknown name, bad parameter, missing file): one line, no traceback.
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"duelbench {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
