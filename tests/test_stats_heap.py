@@ -18,10 +18,10 @@ def test_indexed_heap_matches_reference_under_random_operations():
         else:
             heap_remove(h, item)
             ref.pop(item, None)
-        top, key = heap_top(h)
+        top = heap_top(h)
         if ref:
             want = min(ref.items(), key=lambda kv: (kv[1], kv[0]))
-            assert (top, key) == want
+            assert (top, h[0][top]) == want
         else:
             assert top == -1
         assert h[3][0] == len(ref)
@@ -34,7 +34,7 @@ def test_heap_pops_in_key_order():
     heap_upsert(h, 7, 0.1)  # decrease-key
     order = []
     while True:
-        item, _ = heap_top(h)
+        item = heap_top(h)
         if item < 0:
             break
         order.append(item)

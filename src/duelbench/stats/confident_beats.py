@@ -89,8 +89,8 @@ def cb_advance(cb, log_t):
     K = cb[0].shape[0]
     h = cb[3]
     while True:
-        item, key = heap_top(h)
-        if item < 0 or key > log_t:
+        item = heap_top(h)
+        if item < 0 or h[0][item] > log_t:
             break
         heap_remove(h, item)
         _set_winner(cb, item // K, item % K, -1)
