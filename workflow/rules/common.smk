@@ -5,7 +5,6 @@
 import functools
 import json
 import re
-from contextlib import redirect_stderr, redirect_stdout
 
 from snakemake.exceptions import WorkflowError
 
@@ -30,7 +29,10 @@ config.update(_effective)
 
 FIDELITY = config["fidelity"]
 RESULTS = dbx.results_root(config)
-DATA = str(config.get("data", "data")).rstrip("/")
+# The data folder: $DUELBENCH_DATA_DIR if set, else config `data`; the dataset loaders read
+# the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
+DATA = os.environ.get("DUELBENCH_DATA_DIR") or str(config.get("data", "data")).rstrip("/")
+os.environ["DUELBENCH_DATA_DIR"] = os.path.abspath(DATA)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,12 +84,8 @@ def code_hash(algorithm):
 
 
 def shard_spec(wildcards):
-    path = (
-        f"{RESULTS}/{wildcards.fidelity}/{wildcards.dataset}/{wildcards.algorithm}-{wildcards.paramhash}"
-        f"/T{wildcards.horizon}/runs-{wildcards.a}-{wildcards.b}.npz"
-    )
     try:
-        return SHARDS.get(path)
+        return SHARDS.get(dbx.shard_path_of(RESULTS, wildcards))
     except dbx.ConfigError as exc:
         raise WorkflowError(str(exc)) from None
 
@@ -98,16 +96,6 @@ def shard_runtime(wildcards):
     return 10 + steps // 2_000_000
 
 
-wildcard_constraints:
-    fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
-    dataset=r"[A-Za-z0-9_.-]+",
-    algorithm=r"[a-z0-9_]+",
-    paramhash=r"[0-9a-f]{10}",
-    horizon=r"[0-9]+",
-    a=r"[0-9]+",
-    b=r"[0-9]+",
-
-
 # ---------------------------------------------------------------------------------------------
 # numba warm-up: compile an algorithm's kernels into NUMBA_CACHE_DIR once, before its shards.
 # The flag path is fixed per algorithm and consumed as ancient(): when the algorithm's code
@@ -115,6 +103,8 @@ wildcard_constraints:
 # own `code` param changed); the new flag mtime alone triggers nothing.
 # ---------------------------------------------------------------------------------------------
 rule warmup_numba:
+    wildcard_constraints:
+        algorithm=r"[a-z0-9_]+",
     output:
         flag=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done",
         meta=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done.json",
@@ -129,8 +119,7 @@ rule warmup_numba:
     message:
         "compiling numba kernels of {wildcards.algorithm}"
     run:
-        with open(log[0], "w") as fh, redirect_stdout(fh), redirect_stderr(fh):
-            dbx.warmup_job(output.flag, wildcards.algorithm)
+        dbx.warmup_job(output.flag, wildcards.algorithm, log=log[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -143,6 +132,14 @@ rule simulate_shard:
     output:
         npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
+    wildcard_constraints:
+        fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
+        dataset=r"[A-Za-z0-9_.-]+",
+        algorithm=r"[a-z0-9_]+",
+        paramhash=r"[0-9a-f]{10}",
+        horizon=r"[0-9]+",
+        a=r"[0-9]+",
+        b=r"[0-9]+",
     params:
         code=lambda wildcards: code_hash(wildcards.algorithm),
         job=lambda wildcards: shard_spec(wildcards).job_params(),
@@ -156,18 +153,21 @@ rule simulate_shard:
         "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
     run:
-        with open(log[0], "w") as fh, redirect_stdout(fh), redirect_stderr(fh):
-            dbx.run_shard_job(output.npz, params.job)
+        dbx.run_shard_job(output.npz, params.job, log=log[0])
 
 
 # ---------------------------------------------------------------------------------------------
 # data: MSLR preference matrices (download with sha256 check, or copy from a mirror folder)
 # ---------------------------------------------------------------------------------------------
 rule fetch_mslr:
+    wildcard_constraints:
+        file=r"[A-Za-z0-9_.-]+",
     output:
-        f"{DATA}/mslr/{{name}}.npz",
+        f"{DATA}/mslr/{{file}}.npz",
+    log:
+        f"{RESULTS}/logs/fetch_mslr/{{file}}.log",
     localrule: True
     message:
-        "fetching MSLR matrix {wildcards.name}"
+        "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
     run:
-        dbx.fetch_mslr_job(wildcards.name, output[0])
+        dbx.fetch_mslr_job(wildcards.file + ".npz", output[0], log=log[0])

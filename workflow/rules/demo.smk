@@ -17,11 +17,13 @@ rule demo_aggregate:
         meta=sidecar(DEMO_OUT["csv"]),
     params:
         settings=DEMO_SETTINGS,
+    log:
+        f"{RESULTS}/logs/{FIDELITY}/demo/aggregate.log",
     threads: 1
     message:
         "aggregating the demo shards into {output.csv}"
     run:
-        demo_exp.aggregate(list(input), output.csv, config)
+        demo_exp.aggregate(list(input), output.csv, config, log=log[0])
 
 
 rule demo_plot:
@@ -34,9 +36,11 @@ rule demo_plot:
         png_meta=sidecar(DEMO_OUT["png"]),
     params:
         settings=DEMO_SETTINGS,
+    log:
+        f"{RESULTS}/logs/{FIDELITY}/demo/plot.log",
     threads: 1
     run:
-        demo_exp.plot(input[0], [output.pdf, output.png], config)
+        demo_exp.plot(input[0], [output.pdf, output.png], config, log=log[0])
 
 
 register_experiment("demo", with_sidecars(DEMO_OUT.values()))

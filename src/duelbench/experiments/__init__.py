@@ -22,10 +22,12 @@ content is a function of its :class:`ShardSpec` only.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -169,10 +171,13 @@ def check_datasets(names: Iterable[str], where: str = "datasets") -> None:
 
 
 def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
-    """Files that must exist before ``dataset`` can be loaded (e.g. a downloaded MSLR matrix).
+    """Files that must exist before ``dataset`` can be loaded: the downloaded MSLR matrices.
 
-    Asks the dataset registry (``required_files(name)``) when it offers that function; otherwise
-    a name starting with ``mslr`` needs ``data/mslr/<name>.npz`` and every other dataset none.
+    Asks the dataset registry (``required_files(name)``, paths relative to the data folder or
+    absolute) when it offers that function. Otherwise: an MSLR file name / registry name
+    (``mslr_informational``) needs that file, and a matrix described by
+    ``data/matrices/<name>.yaml`` with a ``parent`` MSLR matrix needs the parent's file.
+    The files are ``<data_root>/mslr/<upstream file name>`` (what the ``fetch_mslr`` rule makes).
     """
     try:
         from duelbench.data import registry as data_registry
@@ -180,9 +185,37 @@ def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
         data_registry = None
     fn = getattr(data_registry, "required_files", None) if data_registry is not None else None
     if fn is not None:
-        return [os.fspath(p) for p in fn(dataset)]
-    if dataset.startswith("mslr"):
-        return [f"{data_root}/mslr/{dataset}.npz"]
+        out = []
+        for p in fn(dataset):
+            p = os.fspath(p)
+            out.append(p if os.path.isabs(p) else f"{data_root}/{p}")
+        return out
+    try:
+        from duelbench.data import mslr
+    except ImportError:
+        return []
+
+    def file_of(name: str) -> list[str]:
+        try:
+            return [f"{data_root}/mslr/{mslr.resolve(name).filename}"]
+        except Exception:
+            return []
+
+    direct = file_of(dataset)
+    if direct:
+        return direct
+    try:
+        import yaml
+
+        from duelbench.data.paths import matrices_dir
+
+        meta_file = matrices_dir() / f"{dataset}.yaml"
+        if meta_file.is_file():
+            meta = yaml.safe_load(meta_file.read_text(encoding="utf-8")) or {}
+            if meta.get("parent"):
+                return file_of(str(meta["parent"]))
+    except Exception:
+        return []
     return []
 
 
@@ -404,19 +437,53 @@ def group_shards(specs: Iterable[ShardSpec]) -> dict[tuple, list[ShardSpec]]:
 # --------------------------------------------------------------------------------------------
 # jobs called by workflow rules
 # --------------------------------------------------------------------------------------------
-def run_shard_job(out_path: str, job_params: str) -> None:
-    """Run one shard (``job_params`` = :meth:`ShardSpec.job_params`) and write it with its sidecar."""
-    from duelbench.engine.shards import run_shard
+@contextlib.contextmanager
+def log_to(path: str | None) -> Iterator[None]:
+    """Send stdout and stderr of the block to the file ``path`` (no-op for ``None``).
 
-    p = json.loads(job_params)
-    run_shard(
-        out_path,
-        dataset=p["dataset"], algorithm=p["algorithm"], params=p["params"], horizon=int(p["horizon"]),
-        run_start=int(p["run_start"]), run_stop=int(p["run_stop"]), seed=int(p["seed"]), fidelity=p["fidelity"],
+    Exceptions still propagate (the workflow prints them and points at the log).
+    """
+    if not path:
+        yield
+        return
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh, contextlib.redirect_stdout(fh), contextlib.redirect_stderr(fh):
+        try:
+            yield
+        except BaseException as exc:
+            print(f"error: {type(exc).__name__}: {exc}", file=fh)
+            raise
+        finally:
+            sys.stdout.flush()
+
+
+def shard_path_of(root: str, wildcards: Mapping[str, str] | Any) -> str:
+    """The shard path named by the wildcards of the ``simulate_shard`` rule."""
+    w = wildcards
+    return os.path.normpath(
+        f"{root}/{w.fidelity}/{w.dataset}/{w.algorithm}-{w.paramhash}/T{w.horizon}/runs-{w.a}-{w.b}.npz"
     )
 
 
-def warmup_job(flag_path: str, algorithm: str | None = None) -> None:
+def run_shard_job(out_path: str, job_params: str, log: str | None = None) -> None:
+    """Run one shard (``job_params`` = :meth:`ShardSpec.job_params`) and write it with its sidecar.
+
+    Progress lines of the engine go to ``log``.
+    """
+    from duelbench.engine.shards import run_shard
+
+    p = json.loads(job_params)
+    with log_to(log):
+        print(f"shard {out_path}: {job_params}", flush=True)
+        run_shard(
+            out_path,
+            dataset=p["dataset"], algorithm=p["algorithm"], params=p["params"], horizon=int(p["horizon"]),
+            run_start=int(p["run_start"]), run_stop=int(p["run_stop"]), seed=int(p["seed"]),
+            fidelity=p["fidelity"],
+        )
+
+
+def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = None) -> None:
     """Compile numba code into the cache (``NUMBA_CACHE_DIR``), then write ``flag_path`` + sidecar.
 
     Compiles ``algorithm`` only, or every registered algorithm when it is ``None``.
@@ -426,7 +493,7 @@ def warmup_job(flag_path: str, algorithm: str | None = None) -> None:
     from duelbench.report.provenance import Timer, atomic_write_text, write_sidecar
 
     names = [algorithm] if algorithm is not None else None
-    with Timer() as t:
+    with log_to(log), Timer() as t:
         seconds = warmup.compile_all(names)
     extra = {"algorithms": sorted(seconds or {})}
     if algorithm is not None:
@@ -437,24 +504,18 @@ def warmup_job(flag_path: str, algorithm: str | None = None) -> None:
                   **t.as_kwargs())
 
 
-def fetch_mslr_job(name: str, out_path: str) -> None:
-    """Fetch MSLR matrix ``name`` into the folder of ``out_path`` (via :mod:`duelbench.data.mslr`).
+def fetch_mslr_job(file_name: str, out_path: str, log: str | None = None) -> None:
+    """Install the MSLR file ``file_name`` (upstream name, e.g. ``MSLR_Informational_PMat.npz``)
+    at ``out_path`` with :func:`duelbench.data.mslr.fetch`.
 
-    The module downloads (or copies from a mirror) and verifies the SHA-256; its error message
-    explains what to do without network access.
+    The file is copied from ``$DUELBENCH_DATA_MIRROR`` if set, else downloaded, and its SHA-256
+    checked; without either, the module's error says how to provide the file.
     """
-    import shutil
-
     from duelbench.data import mslr
 
-    dest = os.path.dirname(out_path) or "."
-    os.makedirs(dest, exist_ok=True)
-    got = mslr.fetch(name, dest)
+    os.makedirs(os.path.dirname(out_path) or ".", exist_ok=True)
+    with log_to(log):
+        got = mslr.fetch(file_name, out_path)
+        print(f"installed {got}")
     if not os.path.isfile(out_path):
-        got = os.fspath(got) if got is not None else None
-        if got and os.path.isfile(got):
-            tmp = out_path + ".part"
-            shutil.copyfile(got, tmp)
-            os.replace(tmp, out_path)
-        else:
-            raise FileNotFoundError(f"duelbench.data.mslr.fetch({name!r}, {dest!r}) did not produce {out_path}")
+        raise FileNotFoundError(f"duelbench.data.mslr.fetch({file_name!r}) did not produce {out_path} (got {got})")

@@ -24,7 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import ShardSpec, algorithm_entries, experiment_settings, figures_dir, group_shards, plan_shards, results_root
+from . import (
+    ShardSpec,
+    algorithm_entries,
+    experiment_settings,
+    figures_dir,
+    group_shards,
+    log_to,
+    plan_shards,
+    results_root,
+)
 
 NAME = "demo"
 DEFAULT_KINDS = ("copeland", "condorcet")
@@ -81,8 +90,9 @@ def labels(config: Mapping, fidelity: str | None = None) -> dict[tuple[str, str]
     return out
 
 
-def aggregate(shard_paths: Sequence[str], out_csv: str, config: Mapping, fidelity: str | None = None) -> None:
-    """Aggregate the demo's shards into ``out_csv`` (+ sidecar)."""
+def aggregate(shard_paths: Sequence[str], out_csv: str, config: Mapping, fidelity: str | None = None,
+              log: str | None = None) -> None:
+    """Aggregate the demo's shards into ``out_csv`` (+ sidecar); messages go to ``log``."""
     from duelbench.report.provenance import Timer, write_sidecar
 
     from .aggregate import summarise_shards, write_table
@@ -93,15 +103,17 @@ def aggregate(shard_paths: Sequence[str], out_csv: str, config: Mapping, fidelit
     missing = wanted - {sp.path for sp in specs}
     if missing:
         raise ValueError(f"not demo shards under this configuration: {sorted(missing)[:3]} …")
-    with Timer() as t:
+    with log_to(log), Timer() as t:
         table = summarise_shards(group_shards(specs), kinds=s["kinds"])
+        print(f"{len(specs)} shards -> {len(table)} rows in {out_csv}")
         write_table(table, out_csv)
     write_sidecar(out_csv, inputs=[sp.path for sp in specs], config=s, seeds={"seed": int(s["seed"])},
                   extra={"experiment": NAME, "rows": int(len(table))}, **t.as_kwargs())
 
 
-def plot(csv_path: str, out_paths: Sequence[str], config: Mapping, fidelity: str | None = None) -> None:
-    """Draw ``regret.pdf``/``.png`` from the aggregated CSV (+ sidecars)."""
+def plot(csv_path: str, out_paths: Sequence[str], config: Mapping, fidelity: str | None = None,
+         log: str | None = None) -> None:
+    """Draw ``regret.pdf``/``.png`` from the aggregated CSV (+ sidecars); messages go to ``log``."""
     import pandas as pd
 
     from duelbench.report.provenance import Timer, write_sidecar
@@ -109,7 +121,7 @@ def plot(csv_path: str, out_paths: Sequence[str], config: Mapping, fidelity: str
     from .plotting import regret_panels, save_figure
 
     s = settings(config, fidelity)
-    with Timer() as t:
+    with log_to(log), Timer() as t:
         table = pd.read_csv(csv_path, dtype={"param_hash": str})
         fig = regret_panels(
             table, kind=s["plot_kind"], panels=list(s["datasets"]), labels=labels(config, fidelity),
