@@ -7,14 +7,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-#: Regret definitions recorded by the engine (one accumulator each).
-RECORDED_KINDS = ("copeland", "condorcet")
-
-#: Definitions that are constant multiples of a recorded one: name → (recorded kind, factor).
-#: Zoghi et al. (2015) Definition 1, 2cpld(a1) − cpld(ai) − cpld(aj), is twice Komiyama et al.'s
-#: r_ij = (L_i + L_j − 2L_1)/(2(K−1)); Wu & Liu's ζ* − (ζ_a + ζ_b)/2 equals it.
-DERIVED_KINDS = {"copeland_zoghi": ("copeland", 2.0), "copeland_wu": ("copeland", 1.0)}
-
+#: Regret definitions recorded by the engine (one accumulator each; see
+#: :mod:`duelbench.problems.regret`).  The three Copeland normalisations are recorded separately
+#: rather than derived from one another: they are proportional only when the matrix has no exact
+#: off-diagonal tie (ArXiv has one), because a tie counts neither as a win nor as a loss.
+RECORDED_KINDS = ("copeland", "copeland_zoghi", "copeland_wu", "condorcet")
 
 @dataclass
 class SimulationResult:
@@ -23,7 +20,7 @@ class SimulationResult:
     Attributes
     ----------
     checkpoints : int64 array, increasing, last = horizon.
-    regrets : kind → (runs × checkpoints) float64 array for each recorded kind
+    regrets : kind → (runs × checkpoints) float64 array for each of ``RECORDED_KINDS``
         (``"condorcet"`` is NaN when the instance has no Condorcet winner).
     run_indices : the global run index of each row (rows of different shards concatenate).
     """
@@ -46,13 +43,11 @@ class SimulationResult:
         return self.regrets["copeland"]
 
     def regret_of(self, kind: str = "copeland") -> np.ndarray:
-        """Cumulative regret of a recorded or derived kind (see ``DERIVED_KINDS``)."""
-        if kind in self.regrets:
+        """Cumulative regret of one recorded kind (runs × checkpoints)."""
+        try:
             return self.regrets[kind]
-        if kind in DERIVED_KINDS:
-            base, factor = DERIVED_KINDS[kind]
-            return factor * self.regrets[base]
-        raise KeyError(f"unknown regret kind {kind!r}; available: {sorted([*self.regrets, *DERIVED_KINDS])}")
+        except KeyError:
+            raise KeyError(f"unknown regret kind {kind!r}; available: {sorted(self.regrets)}") from None
 
     @property
     def runs(self) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from duelbench.algorithms.registry import canonical_params, get_algorithm, params_array
 from duelbench.problems.matrix import PreferenceMatrix
-from duelbench.problems.regret import regret_matrix
+from duelbench.problems.regret import NoCondorcetWinnerError, regret_matrix
 
 from .checkpoints import default_checkpoints, validate_checkpoints
 from .python_loop import run_policy
@@ -47,7 +47,7 @@ def regret_stack(P: PreferenceMatrix) -> np.ndarray:
     for kind in RECORDED_KINDS:
         try:
             mats.append(np.asarray(regret_matrix(P, kind), dtype=np.float64))
-        except ValueError:
+        except NoCondorcetWinnerError:
             mats.append(np.full((P.K, P.K), np.nan))
     return np.ascontiguousarray(np.stack(mats))
 
