@@ -242,7 +242,7 @@ def random_submatrix(
     rng,
     min_gap: float | None = None,
     condorcet: bool | None = None,
-    max_tries: int = 100_000,
+    max_tries: int = 1_000_000,
     *,
     name: str | None = None,
 ) -> SubmatrixSample:
@@ -270,7 +270,11 @@ def random_submatrix(
     rng : Generator or int
     min_gap : float, optional
     condorcet : bool, optional
-    max_tries : int, default 100000
+    max_tries : int, default 1000000
+        Each try costs some microseconds.  For scale: on the 136-arm MSLR
+        informational matrix, K = 16 with ``min_gap=0.005`` accepts about 1.4%
+        of draws, and K = 64 with ``min_gap=0.0005, condorcet=False`` about
+        2e-5 (so 1e6 tries fail with probability about e^-20).
     name : str, optional
         Name of the returned matrix (default None: identity = content hash).
 
@@ -295,16 +299,20 @@ def random_submatrix(
         raise ValueError(f"condorcet must be None, True or False, got {condorcet!r}")
     g = _rng(rng, "random_submatrix")
     V = P.values
-    bad = None
+    e0 = e1 = None
     if min_gap is not None:
         if not (min_gap >= 0):
             raise ValueError(f"min_gap must be >= 0, got {min_gap}")
-        bad = np.abs(V - 0.5) < min_gap
-        np.fill_diagonal(bad, False)
+        # the parent's pairs i < j that violate the gap filter (usually few)
+        e0, e1 = np.nonzero(np.triu(np.abs(V - 0.5) < min_gap, 1))
+    chosen = np.zeros(n, dtype=bool)
     for tries in range(1, max_tries + 1):
         idx = np.sort(g.choice(n, K, replace=False))
-        if bad is not None and bad[np.ix_(idx, idx)].any():
-            continue
+        if e0 is not None and e0.size:
+            chosen[:] = False
+            chosen[idx] = True
+            if np.any(chosen[e0] & chosen[e1]):
+                continue
         if condorcet is not None:
             sub = V[np.ix_(idx, idx)]
             has_cw = bool(np.any(np.count_nonzero(sub > 0.5, axis=1) == K - 1))
