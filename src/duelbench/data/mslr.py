@@ -370,15 +370,16 @@ def load(name: str, dest_dir=None, **fetch_kwargs):
     """The MSLR matrix as a validated :class:`~duelbench.problems.matrix.PreferenceMatrix`.
 
     Its ``name`` is the registry name (e.g. ``"mslr_informational"``), its
-    ``source`` the local file path; arm names are ``"1"``..``"136"`` (row
-    ``i`` of the file is arm ``str(i + 1)``).
+    ``source`` the local file path; arm names are ``"ranker0"`` ..
+    ``"ranker135"`` (``"ranker<i>"`` is row/column ``i``, 0-based, of the file).
     """
     from duelbench.problems.matrix import PreferenceMatrix
 
     info = resolve(name)
     path = ensure(info.name, dest_dir, **fetch_kwargs)
     arr = _read_npz(path, info)
-    return PreferenceMatrix(arr, name=info.name, source=f"{path} [{ARRAY_KEY}]")
+    names = [f"ranker{i}" for i in range(arr.shape[0])]
+    return PreferenceMatrix(arr, names=names, name=info.name, source=f"{path} [{ARRAY_KEY}]")
 
 
 # --------------------------------------------------------------------------- command line

@@ -153,7 +153,9 @@ def load_matrix(name: str):
 
     The result's ``.name`` is ``name``; it is validated (square, entries in
     [0, 1], diagonal 1/2, ``p_ij + p_ji = 1`` within 1e-9) with ``source`` set
-    to the file it came from.  Results are cached per process (the matrices
+    to the file it came from (the full-precision 5-arm MSLR matrices are
+    re-indexings of the validated 136x136 matrix, bitwise equal to its
+    entries; their arm names are ``"ranker<i>"``, ``i`` the 0-based index).  Results are cached per process (the matrices
     are immutable).  The ArXiv matrix emits a ``TiedPairWarning`` (its
     printed tie is kept).
 
@@ -186,9 +188,9 @@ def load_matrix(name: str):
     full = load_matrix(parent)
     if not all(0 <= i < full.K for i in idx) or len(set(idx)) != len(idx):
         raise InvalidDataFileError(f"{ypath}: ranker_indices {idx} must be distinct integers in [0, {full.K - 1}].")
-    sub = full.values[idx][:, idx]
-    src = mslr.local_path(parent)
-    return PreferenceMatrix(sub, name=name, source=f"{display_path(src)} [PMat] rows/columns {idx} ({display_path(ypath)})")
+    # a plain re-indexing of the validated parent: entries are bitwise the parent's, and the arm
+    # names are the parent's ("ranker<i>", i = 0-based row of the MSLR file)
+    return full.submatrix(idx, name=name)
 
 
 def clear_cache() -> None:
