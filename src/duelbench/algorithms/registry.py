@@ -199,7 +199,7 @@ def _engine_source_files() -> list[Path]:
     """Shared code that determines simulation output (not workflow or reporting code)."""
     root = Path(__file__).resolve().parent.parent
     engine = [root / "engine" / f for f in ("kernels.py", "seeding.py", "simulate.py", "checkpoints.py", "python_loop.py")]
-    problems = [root / "problems" / f for f in ("regret.py", "matrix.py")]
+    problems = [root / "problems" / f for f in ("regret.py", "matrix.py", "winners.py")]
     files = engine + sorted((root / "stats").glob("*.py")) + problems
     return [f for f in files if f.exists()]
 
