@@ -297,3 +297,19 @@ def test_main_fetch_all_from_mirror(mslr_mirror, tmp_path, closed_port_url):
     rc = mslr.main_fetch(["--dest", str(dest), "--mirror", str(mslr_mirror), "--url-base", closed_port_url])
     assert rc == 0
     assert sorted(os.listdir(dest)) == sorted(i.filename for i in mslr.MSLR_FILES.values())
+
+
+def test_relative_mirror_in_environment_is_resolved_against_the_checkout(small_file, tmp_path, monkeypatch, closed_port_url):
+    """CI sets DUELBENCH_DATA_MIRROR relative to the checkout; it must work from another directory."""
+    root = tmp_path / "checkout"
+    (root / "data" / "matrices").mkdir(parents=True)
+    (root / "pyproject.toml").write_text("")
+    (root / "mirror").mkdir()
+    (root / "mirror" / FILE).write_bytes(small_file)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("DUELBENCH_ROOT", str(root))
+    monkeypatch.setenv(mslr.ENV_MIRROR, "mirror")
+    monkeypatch.chdir(elsewhere)
+    got = mslr.fetch(NAME, tmp_path / "dest", url_base=closed_port_url, timeout=5)
+    assert got.read_bytes() == small_file

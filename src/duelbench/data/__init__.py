@@ -8,25 +8,42 @@
   Appendix B): :func:`fetch` / :func:`ensure` with SHA-256 checks, mirror
   folder support (``DUELBENCH_DATA_MIRROR``) and the ``fetch-data`` command
   (:func:`main_fetch`).
+
+The names below are imported lazily, so that ``python -m duelbench.data.mslr``
+runs the module cleanly.
 """
 
-from .errors import ChecksumMismatchError, DataError, DataUnavailableError, InvalidDataFileError, UnknownDatasetError
-from .mslr import ensure, fetch, main_fetch
-from .registry import DATASETS, DatasetInfo, dataset_info, list_datasets, load_matrix, required_files
+from __future__ import annotations
 
-__all__ = [
-    "load_matrix",
-    "list_datasets",
-    "dataset_info",
-    "required_files",
-    "DATASETS",
-    "DatasetInfo",
-    "fetch",
-    "ensure",
-    "main_fetch",
-    "DataError",
-    "DataUnavailableError",
-    "ChecksumMismatchError",
-    "InvalidDataFileError",
-    "UnknownDatasetError",
-]
+import importlib
+
+_EXPORTS = {
+    "load_matrix": "registry",
+    "list_datasets": "registry",
+    "dataset_info": "registry",
+    "required_files": "registry",
+    "clear_cache": "registry",
+    "DATASETS": "registry",
+    "DatasetInfo": "registry",
+    "fetch": "mslr",
+    "ensure": "mslr",
+    "main_fetch": "mslr",
+    "DataError": "errors",
+    "DataUnavailableError": "errors",
+    "ChecksumMismatchError": "errors",
+    "InvalidDataFileError": "errors",
+    "UnknownDatasetError": "errors",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'duelbench.data' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

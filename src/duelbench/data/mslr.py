@@ -165,10 +165,26 @@ def _url(info: MSLRFile, url_base: str | None) -> str:
 
 
 def _mirror_dir(mirror) -> Path | None:
+    """The mirror folder: the argument, else ``$DUELBENCH_DATA_MIRROR``.
+
+    A relative path in the environment variable is taken relative to the
+    current directory, or, if it names no folder there, relative to the
+    checkout root (CI sets ``DUELBENCH_DATA_MIRROR=../shared/data/mslr``
+    relative to the checkout).
+    """
     if mirror is not None:
         return Path(mirror).expanduser()
     env = os.environ.get(ENV_MIRROR, "").strip()
-    return Path(env).expanduser() if env else None
+    if not env:
+        return None
+    path = Path(env).expanduser()
+    if not path.is_absolute() and not path.is_dir():
+        from .paths import project_root
+
+        alt = project_root() / path
+        if alt.is_dir():
+            return alt
+    return path
 
 
 def _how_to_fix(info: MSLRFile, target: Path) -> str:
