@@ -247,6 +247,15 @@ def test_unknown_name():
         mslr.fetch("mslr_foo")
 
 
+def test_table_urls():
+    for info in mslr.MSLR_FILES.values():
+        assert info.url == (
+            "https://raw.githubusercontent.com/nightingal3/duelling-bandits/"
+            f"cd17008ba0241c74100db965d34a87e1622c4a57/data/{info.filename}"
+        )
+        assert len(info.sha256) == 64
+
+
 def test_name_aliases():
     assert mslr.resolve("informational").name == NAME
     assert mslr.resolve(FILE).name == NAME

@@ -95,6 +95,11 @@ class MSLRFile:
     sha256: str  # hex digest of the exact file bytes
     description: str
 
+    @property
+    def url(self) -> str:
+        """Public download URL (pinned commit of the upstream repository)."""
+        return DEFAULT_URL_BASE + self.filename
+
 
 MSLR_FILES: dict[str, MSLRFile] = {
     "mslr_informational": MSLRFile(
