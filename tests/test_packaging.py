@@ -222,3 +222,22 @@ def test_cli_run_rejects_a_malformed_param(capsys):
         pytest.skip("`duelbench run` needs duelbench.data.registry.load_matrix")
     assert cli.main(["run", "random", "x", "-T", "10", "-p", "oops"]) == 2
     assert "NAME=VALUE" in capsys.readouterr().err
+
+
+def test_cli_run_on_a_matrix_file(tmp_path, capsys):
+    import numpy as np
+
+    from duelbench import cli
+
+    if not any(c.name == "run" for c in cli.available_commands()):
+        pytest.skip("`duelbench run` needs duelbench.data.registry.load_matrix")
+    P = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
+    np.save(tmp_path / "P.npy", P)
+    out_file = tmp_path / "result.npz"
+    assert cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "50", "-R", "3", "-o", str(out_file)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("# random on ") and "runs=3" in lines[0]
+    assert lines[-2].split()[0] == "50"  # the last checkpoint is the horizon
+    assert out_file.is_file()
+    assert cli.main(["run", "no_such_algorithm", str(tmp_path / "P.npy"), "-T", "5"]) == 2
+    assert "no_such_algorithm" in capsys.readouterr().err

@@ -261,6 +261,13 @@ def available_commands() -> list[Command]:
     return [c for c in COMMANDS if c.available()]
 
 
+def _user_errors() -> tuple[type[BaseException], ...]:
+    errors: tuple[type[BaseException], ...] = (LookupError, ValueError, FileNotFoundError)
+    if provides("duelbench.data.errors", "DataError"):
+        errors += (_load("duelbench.data.errors", "DataError"),)
+    return errors
+
+
 def build_parser(commands: Sequence[Command]) -> tuple[argparse.ArgumentParser, dict]:
     parser = argparse.ArgumentParser(
         prog="duelbench",
@@ -294,8 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(handlers[args.command](args) or 0)
-    except (KeyError, ValueError, FileNotFoundError) as exc:
-        # User errors (unknown name, bad parameter, missing file): one line, no traceback.
+    except _user_errors() as exc:
+        # User errors (unknown name, bad parameter, missing data file): one line, no traceback.
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"duelbench {args.command}: error: {message}", file=sys.stderr)
         return 2
