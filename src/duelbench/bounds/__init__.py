@@ -1,0 +1,5 @@
+"""Theory constants of the replicated papers (regret-bound coefficients, lower bounds).
+
+Modules are imported on use (e.g. ``from duelbench.bounds.ecw import ecw_constant``), so that
+loading one does not compile or import the others.
+"""

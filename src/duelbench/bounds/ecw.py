@@ -1,0 +1,583 @@
+"""ECW-RMED's exploration target ``R^{E*}`` and constant ``C^{E*}`` (Komiyama et al. 2016).
+
+Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Section 4.2, lines 202–232; note
+``komiyama2016.md`` §2.2 and §3.3.  Indices are 0-based; ``d(x) = d_KL(x, 1/2)`` is
+:func:`duelbench.stats.kl.kl_to_half`; ``Ô, Ĥ, L̂, L̂^(1), C_cop, r̂`` of a matrix ν are the
+kernels of :mod:`duelbench.stats.copeland`.
+
+The set (L204), for a Copeland winner ``i1 ∈ C_cop(ν)``::
+
+    R^E_{i1}(ν) = { q ∈ ∏ [0, 1/d(ν_ij)] :
+        (4)  q_{i1 j} = 1/d(ν_{i1 j})                           for all j ∈ Ĥ_{i1},
+        (5)  Σ_{j ∈ O} q_{j i2} d(ν_{j i2}) ≥ 1   for all i2 ≠ i1 and all O ⊆ Ô_{i2} \\ {i1}
+                                                 with |O| = L̂_{i2} − L̂_{i1} + 1 }
+
+(``q_{j,l_2}`` in the printed (5) is an extraction error for ``q_{j,i2}``),
+``C^{E*}_{i1} = min_{q ∈ R^E} Σ r̂_ij q_ij`` (L208) and ``R^{E*}`` its minimisers (L212, where
+the printed "= C*_{i1}" is a typo for ``C^{E*}_{i1}``, note E5).  Theorem 4 (L216–L218): ECW-RMED
+has regret ``min_{i1} C^{E*}_{i1}(μ) log T + o(log T)``.
+
+Closed form (Section 4.2.1, L220–L232; proof in Appendix E, L597ff)
+------------------------------------------------------------------
+The constraints (5) for different ``i2`` involve disjoint pairs ``{j, i2}``, ``j ∈ Ô_{i2}``
+(a pair {x, y} is in row x only if y beats x), and (4) fixes the pairs ``{i1, j}``, so ::
+
+    C^{E*}_{i1} = Σ_{j ∈ Ĥ_{i1}} r̂_{i1 j} / d_{i1 j}  +  Σ_{i2 ≠ i1} V_{i2}(i1).
+
+For one row ``i2``: ``𝒪 = Ô_{i2} \\ {i1}``, ``need = L̂_{i2} − L̂_{i1} + 1``, ``k = |𝒪| − need``,
+costs ``c_j = r̂_{j i2} / d_{j i2}`` and ``e_j = q_{j i2} d_{j i2}``; LP (6) (L224, with the
+printed ``|𝒪| = |𝒪| − k`` read as ``|O| = |𝒪| − k``, note E10) is
+``min Σ c_j e_j`` s.t. ``Σ_{j ∈ O} e_j ≥ 1`` for every ``O ⊆ 𝒪`` with ``|O| = need``.
+
+* ``k < 0``: no constraint, ``V = 0`` and the row's pairs get ``q = 0``.
+* ``k ≥ 0`` (Theorem 5, L228–L232): with ``c_σ1 ≤ … ≤ c_σ|𝒪|``,
+  ``V = min_{h ∈ {k+1, …, |𝒪|}} (c_σ1 + … + c_σh) / (h − k)``, attained by
+  ``e_σ1 = … = e_σh = 1/(h − k)`` and 0 elsewhere.  The paper states the theorem for
+  ``k > 0`` and calls ``k = 0`` trivial; the same formula covers ``k = 0``: the single
+  constraint ``Σ_{j ∈ 𝒪} e_j ≥ 1`` costs ``min_j c_j`` (``h = 1``: the running mean of sorted
+  costs is non-decreasing) — the corrected ``k = 0`` case of note §3.3 (not ``Σ_j c_j``).
+  Since ``|𝒪| ≥ L̂_{i2} − 1`` one always has ``k ≥ L̂^(1) − 2``, so rows with ``k ≥ 0`` exist
+  only when ``L̂^(1) ≥ 1``; with a Condorcet winner all of (5) is vacuous and
+  ``C^{E*} = Σ_j (L̂_j / (2(K − 1))) / d_{1j}`` (note §3.3, derived identity).
+
+Decisions
+---------
+* Ties of the optimisation ("ties are broken arbitrarily", L170): costs are sorted by
+  (cost, arm index); among minimising ``h`` the smallest is taken.  The Python wrappers and
+  ECW-RMED use the same rule, so the target is a function of ν alone.
+* ``d = 0`` guards (note §2.1 item 6): a pair with ``r̂ = 0`` (both arms Copeland winners)
+  costs 0 whatever its divergence; a pair with ``r̂ > 0`` and ``d = 0`` costs ``+inf`` and its
+  target ``q = 1/d`` is ``+inf``.  ``d = 0`` needs ``ν = 1/2`` exactly, which puts the pair
+  in neither ``Ô`` nor ``Ĥ``, so it only arises through floating-point underflow of ``d``.
+* Exact ties ``ν_ij == 1/2`` (allowed in data, e.g. ArXiv) count neither as wins nor losses,
+  as in :mod:`duelbench.stats.copeland`; such pairs are in no constraint and get ``q = 0``.
+* ``d_ij`` is computed once per unordered pair, from the entry ``ν_ab`` with ``a < b``
+  (:func:`pair_divergence`), so ``D`` is exactly symmetric.
+
+Kernels and caching
+-------------------
+Everything is an ``numba.njit(cache=True)`` kernel on a plain (K, K) float64 matrix ν (a
+:class:`~duelbench.problems.matrix.PreferenceMatrix`'s values or ECW-RMED's empirical ``μ̂``)
+plus its divergence matrix ``D``, losses ``L`` and ``L1 = L̂^(1)``.  The per-row quantities
+live in a *row cache* (:func:`target_cache_new`) refreshed row by row
+(:func:`target_row_refresh`) and assembled by :func:`ecw_from_rows` and
+:func:`ecw_support_from_rows`; the whole-matrix functions (:func:`ecw_values_into`,
+:func:`ecw_solution_into`) refresh every row and then assemble, so ECW-RMED — which refreshes
+only the rows whose inputs changed — computes exactly the same numbers.
+
+The membership test of Algorithm 1 line 8, eq. (3), is provided in its covering-only reading
+(note §2.1 item 1): ``q ∈ R^E_{i1}`` is tested on the covering constraints only, with (4)
+read as ``q_{i1 j} d_{i1 j} ≥ 1`` and without the box ``q ≤ 1/d``.  The constraints are
+homogeneous, so with the evidence ``E_ij = N_ij d_ij`` the test "``N/log t ∈ R^E``" is
+``covering margin ≥ log t`` (:func:`cover_row_refresh`, :func:`cover_from_rows`,
+:func:`covering_margin`).
+
+Python-level API: :func:`ecw_constants`, :func:`ecw_constant`, :func:`ecw_target`,
+:func:`in_re_covering` and the independent brute-force LP :func:`ecw_lp_bruteforce`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numba
+import numpy as np
+
+from duelbench.stats.copeland import losses_into, min_losses, pair_regret, winner_mask_into
+from duelbench.stats.kl import kl_to_half
+
+INF = math.inf
+
+# --------------------------------------------------------------------------- elementary kernels
+
+
+@numba.njit(cache=True)
+def pair_divergence(nu, i, j):
+    """``d_ij = d(ν_ab)`` with ``a = min(i, j)``, ``b = max(i, j)`` (exactly symmetric in i, j)."""
+    if i < j:
+        return kl_to_half(nu[i, j])
+    return kl_to_half(nu[j, i])
+
+
+@numba.njit(cache=True)
+def divergences_into(nu, D):
+    """Fill ``D[i, j] = d_ij`` (:func:`pair_divergence`), 0 on the diagonal."""
+    K = nu.shape[0]
+    for i in range(K):
+        D[i, i] = 0.0
+        for j in range(i + 1, K):
+            d = pair_divergence(nu, i, j)
+            D[i, j] = d
+            D[j, i] = d
+
+
+@numba.njit(cache=True)
+def pair_cost(L, L1, D, i, j):
+    """Regret per unit of information ``r̂_ij / d_ij``, with the guards of the module docstring."""
+    r = pair_regret(L, L1, i, j)
+    if r == 0.0:
+        return 0.0
+    d = D[i, j]
+    if d > 0.0:
+        return r / d
+    return INF
+
+
+@numba.njit(cache=True)
+def inverse_divergence(D, i, j):
+    """``1 / d_ij`` (``+inf`` if ``d_ij = 0``)."""
+    d = D[i, j]
+    if d > 0.0:
+        return 1.0 / d
+    return INF
+
+
+@numba.njit(cache=True)
+def sort_indices(keys, order, n):
+    """Sort ``order[0:n]`` in place by ``(keys[order[m]], order[m])`` (insertion sort).
+
+    The result does not depend on the algorithm (total order on distinct indices); insertion
+    sort is fastest for the short rows (≤ K − 1 entries) sorted here.
+    """
+    for m in range(1, n):
+        x = order[m]
+        kx = keys[x]
+        p = m - 1
+        while p >= 0:
+            y = order[p]
+            ky = keys[y]
+            if ky > kx or (ky == kx and y > x):
+                order[p + 1] = y
+                p -= 1
+            else:
+                break
+        order[p + 1] = x
+
+
+@numba.njit(cache=True)
+def theorem5(c, n, k, h_out):
+    """LP (6) in closed form (Theorem 5, L228–L232).
+
+    ``c[0:n]`` are the costs in increasing order, ``0 ≤ k < n``.  Returns
+    ``V = min_{h ∈ {k+1..n}} (c_0 + … + c_{h−1}) / (h − k)`` and writes the smallest minimising
+    ``h`` into ``h_out[0]``; the optimal ``e`` is ``1/(h − k)`` on the first h arms, 0 elsewhere.
+    """
+    best = INF
+    best_h = k + 1
+    s = 0.0
+    for m in range(n):
+        s += c[m]
+        h = m + 1
+        if h > k:
+            v = s / (h - k)
+            if v < best:
+                best = v
+                best_h = h
+    h_out[0] = best_h
+    return best
+
+
+# --------------------------------------------------------------------------- target rows (LP (6))
+
+
+@numba.njit(cache=True)
+def superior_costs_sorted(nu, D, L, L1, i2, keys, order):
+    """Row i2: ``keys[j] = c_j = r̂_{j i2}/d_{j i2}`` for ``j ∈ Ô_{i2}``, ``order[0:n]`` = Ô_{i2}
+    sorted by (cost, index); returns ``n = L̂_{i2}``."""
+    K = nu.shape[0]
+    n = 0
+    for j in range(K):
+        if nu[i2, j] < 0.5:
+            keys[j] = pair_cost(L, L1, D, j, i2)
+            order[n] = j
+            n += 1
+    sort_indices(keys, order, n)
+    return n
+
+
+@numba.njit(cache=True)
+def row_lp6(keys, order, n, skip, need, buf, h_out):
+    """``V_{i2}(i1)`` from row i2's sorted superiors, leaving out ``skip`` (= i1 if i1 ∈ Ô_{i2},
+    else −1): ``k = |𝒪| − need``; ``k < 0`` → no constraint (``h_out[0] = 0``, ``V = 0``)."""
+    m = 0
+    for p in range(n):
+        j = order[p]
+        if j != skip:
+            buf[m] = keys[j]
+            m += 1
+    k = m - need
+    if k < 0:
+        h_out[0] = 0
+        return 0.0
+    return theorem5(buf, m, k, h_out)
+
+
+@numba.njit(cache=True)
+def target_cache_new(K):
+    """Row cache of the exploration target.
+
+    ``(costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h)``: row i2's costs and sorted
+    superiors; ``V_no[i2], H_no[i2]`` = value and h of LP (6) when the candidate i1 is not a
+    superior of i2; ``V_ex[i2, i1], H_ex[i2, i1]`` when it is (i1 left out of 𝒪).
+    """
+    costs = np.zeros((K, K), dtype=np.float64)
+    orders = np.zeros((K, K), dtype=np.int64)
+    n_sup = np.zeros(K, dtype=np.int64)
+    V_no = np.zeros(K, dtype=np.float64)
+    H_no = np.zeros(K, dtype=np.int64)
+    V_ex = np.zeros((K, K), dtype=np.float64)
+    H_ex = np.zeros((K, K), dtype=np.int64)
+    buf = np.zeros(K, dtype=np.float64)
+    h = np.zeros(1, dtype=np.int64)
+    return costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h
+
+
+@numba.njit(cache=True)
+def target_row_refresh(cache, nu, D, L, L1, i2, winners):
+    """Recompute row i2 of the target cache for every candidate ``i1`` with ``winners[i1]``."""
+    costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h = cache
+    K = nu.shape[0]
+    n = superior_costs_sorted(nu, D, L, L1, i2, costs[i2], orders[i2])
+    n_sup[i2] = n
+    need = L[i2] - L1 + 1
+    V_no[i2] = row_lp6(costs[i2], orders[i2], n, -1, need, buf, h)
+    H_no[i2] = h[0]
+    for i1 in range(K):
+        if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
+            V_ex[i2, i1] = row_lp6(costs[i2], orders[i2], n, i1, need, buf, h)
+            H_ex[i2, i1] = h[0]
+
+
+@numba.njit(cache=True)
+def ecw_from_rows(cache, nu, D, L, L1, i1):
+    """``C^{E*}_{i1} = Σ_{j ∈ Ĥ_{i1}} r̂_{i1 j}/d_{i1 j} + Σ_{i2 ≠ i1} V_{i2}(i1)`` from the cache
+    (rows must be fresh for the current ν and winner set)."""
+    V_no = cache[3]
+    V_ex = cache[5]
+    K = nu.shape[0]
+    total = 0.0
+    for j in range(K):
+        if nu[i1, j] > 0.5:
+            total += pair_cost(L, L1, D, i1, j)
+    for i2 in range(K):
+        if i2 != i1:
+            if nu[i2, i1] < 0.5:
+                total += V_ex[i2, i1]
+            else:
+                total += V_no[i2]
+    return total
+
+
+@numba.njit(cache=True)
+def ecw_support_from_rows(cache, nu, D, L, L1, i1, out_a, out_b, out_q):
+    """The optimal ``q ∈ R^{E*}_{i1}`` as a sparse list: ``(out_a[m], out_b[m], out_q[m])`` for
+    ``m < count`` (returned); pairs not listed have ``q = 0``.  Capacity K(K − 1)/2 suffices."""
+    orders = cache[1]
+    n_sup = cache[2]
+    H_no = cache[4]
+    H_ex = cache[6]
+    K = nu.shape[0]
+    m = 0
+    for j in range(K):  # (4): q_{i1 j} = 1/d_{i1 j}
+        if nu[i1, j] > 0.5:
+            out_a[m] = i1
+            out_b[m] = j
+            out_q[m] = inverse_divergence(D, i1, j)
+            m += 1
+    for i2 in range(K):  # (5) via Theorem 5
+        if i2 == i1:
+            continue
+        if nu[i2, i1] < 0.5:
+            skip = i1
+            h = H_ex[i2, i1]
+            size = n_sup[i2] - 1
+        else:
+            skip = -1
+            h = H_no[i2]
+            size = n_sup[i2]
+        if h == 0:
+            continue
+        k = size - (L[i2] - L1 + 1)
+        e = 1.0 / (h - k)
+        taken = 0
+        for p in range(n_sup[i2]):
+            if taken == h:
+                break
+            j = orders[i2, p]
+            if j == skip:
+                continue
+            out_a[m] = j
+            out_b[m] = i2
+            out_q[m] = e * inverse_divergence(D, j, i2)
+            m += 1
+            taken += 1
+    return m
+
+
+# --------------------------------------------------------------------------- membership test (3)
+
+
+@numba.njit(cache=True)
+def cover_cache_new(K):
+    """Row cache of the covering test: ``(keys, orders, n_sup, S_no, S_ex)`` — row i2's evidence,
+    its superiors sorted by evidence, and the smallest sums of (5) without / with i1 left out."""
+    keys = np.zeros((K, K), dtype=np.float64)
+    orders = np.zeros((K, K), dtype=np.int64)
+    n_sup = np.zeros(K, dtype=np.int64)
+    S_no = np.zeros(K, dtype=np.float64)
+    S_ex = np.zeros((K, K), dtype=np.float64)
+    return keys, orders, n_sup, S_no, S_ex
+
+
+@numba.njit(cache=True)
+def row_cover(keys, order, n, skip, need):
+    """Sum of the ``need`` smallest evidences of the sorted superiors, leaving out ``skip``:
+    the smallest left-hand side of (5) for this row; ``+inf`` if fewer than ``need`` remain
+    (no constraint)."""
+    s = 0.0
+    taken = 0
+    for p in range(n):
+        if taken == need:
+            break
+        j = order[p]
+        if j == skip:
+            continue
+        s += keys[j]
+        taken += 1
+    if taken < need:
+        return INF
+    return s
+
+
+@numba.njit(cache=True)
+def cover_row_refresh(cache, nu, E, L, L1, i2, winners):
+    """Recompute row i2 of the covering cache (evidence ``E_ij = q_ij d_ij``, e.g. ``N_ij d_ij``)."""
+    keys, orders, n_sup, S_no, S_ex = cache
+    K = nu.shape[0]
+    row = keys[i2]
+    order = orders[i2]
+    n = 0
+    for j in range(K):
+        if nu[i2, j] < 0.5:
+            row[j] = E[i2, j]
+            order[n] = j
+            n += 1
+    sort_indices(row, order, n)
+    n_sup[i2] = n
+    need = L[i2] - L1 + 1
+    S_no[i2] = row_cover(row, order, n, -1, need)
+    for i1 in range(K):
+        if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
+            S_ex[i2, i1] = row_cover(row, order, n, i1, need)
+
+
+@numba.njit(cache=True)
+def cover_from_rows(cache, nu, E, i1):
+    """Smallest left-hand side over the covering constraints of ``R^E_{i1}`` at evidence E:
+    ``min(min_{j ∈ Ĥ_{i1}} E_{i1 j}, min_{i2 ≠ i1} row minimum of (5))``; ``+inf`` if none.
+
+    "``q ∈ R^E_{i1}``" in the covering reading ⇔ this is ``≥ 1`` for ``E = q·d``; the test (3)
+    of Algorithm 1 with ``q = N/log t`` ⇔ it is ``≥ log t`` for ``E = N·d``.
+    """
+    S_no = cache[3]
+    S_ex = cache[4]
+    K = nu.shape[0]
+    m = INF
+    for j in range(K):
+        if nu[i1, j] > 0.5 and E[i1, j] < m:
+            m = E[i1, j]
+    for i2 in range(K):
+        if i2 != i1:
+            s = S_ex[i2, i1] if nu[i2, i1] < 0.5 else S_no[i2]
+            if s < m:
+                m = s
+    return m
+
+
+# --------------------------------------------------------------------------- whole-matrix kernels
+
+
+@numba.njit(cache=True)
+def _structure(nu):
+    K = nu.shape[0]
+    L = np.zeros(K, dtype=np.int64)
+    losses_into(nu, L)
+    L1 = min_losses(L)
+    winners = np.zeros(K, dtype=np.bool_)
+    winner_mask_into(L, L1, winners)
+    D = np.zeros((K, K), dtype=np.float64)
+    divergences_into(nu, D)
+    return L, L1, winners, D
+
+
+@numba.njit(cache=True)
+def ecw_values_into(nu, out):
+    """``out[i] = C^{E*}_i(ν)`` for every Copeland winner i of ν, NaN for the other arms."""
+    K = nu.shape[0]
+    L, L1, winners, D = _structure(nu)
+    cache = target_cache_new(K)
+    for i2 in range(K):
+        target_row_refresh(cache, nu, D, L, L1, i2, winners)
+    for i in range(K):
+        out[i] = ecw_from_rows(cache, nu, D, L, L1, i) if winners[i] else np.nan
+
+
+@numba.njit(cache=True)
+def ecw_solution_into(nu, i1, q):
+    """Fill the symmetric (K, K) ``q`` with the optimal ``q ∈ R^{E*}_{i1}(ν)``; return ``C^{E*}_{i1}``.
+
+    ``i1`` must be a Copeland winner of ν (by losses).
+    """
+    K = nu.shape[0]
+    L, L1, winners, D = _structure(nu)
+    only = np.zeros(K, dtype=np.bool_)
+    only[i1] = True
+    cache = target_cache_new(K)
+    for i2 in range(K):
+        target_row_refresh(cache, nu, D, L, L1, i2, only)
+    cap = K * (K - 1) // 2 + 1
+    a = np.zeros(cap, dtype=np.int64)
+    b = np.zeros(cap, dtype=np.int64)
+    v = np.zeros(cap, dtype=np.float64)
+    n = ecw_support_from_rows(cache, nu, D, L, L1, i1, a, b, v)
+    for x in range(K):
+        for y in range(K):
+            q[x, y] = 0.0
+    for m in range(n):
+        q[a[m], b[m]] = v[m]
+        q[b[m], a[m]] = v[m]
+    return ecw_from_rows(cache, nu, D, L, L1, i1)
+
+
+@numba.njit(cache=True)
+def covering_margin(nu, E, i1):
+    """Smallest left-hand side of the covering constraints of ``R^E_{i1}(ν)`` at evidence E
+    (:func:`cover_from_rows` after refreshing every row)."""
+    K = nu.shape[0]
+    L = np.zeros(K, dtype=np.int64)
+    losses_into(nu, L)
+    L1 = min_losses(L)
+    only = np.zeros(K, dtype=np.bool_)
+    only[i1] = True
+    cache = cover_cache_new(K)
+    for i2 in range(K):
+        cover_row_refresh(cache, nu, E, L, L1, i2, only)
+    return cover_from_rows(cache, nu, E, i1)
+
+
+# --------------------------------------------------------------------------- Python-level API
+
+
+def _values(P) -> np.ndarray:
+    from duelbench.problems.matrix import PreferenceMatrix
+
+    a = P.values if isinstance(P, PreferenceMatrix) else np.asarray(P, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < 2:
+        raise ValueError(f"expected a square (K, K) preference matrix with K ≥ 2, got shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _check_winner(a: np.ndarray, i1: int) -> int:
+    from duelbench.problems.winners import copeland_winners
+
+    winners = copeland_winners(a, by="losses")
+    if int(i1) not in winners:
+        raise ValueError(f"arm {i1} is not a Copeland winner (by losses) of this matrix; winners: {winners}")
+    return int(i1)
+
+
+def ecw_constants(P) -> dict[int, float]:
+    """``{i1: C^{E*}_{i1}(P)}`` for every Copeland winner i1 (0-based, by losses; paper 000 L208)."""
+    a = _values(P)
+    out = np.zeros(a.shape[0])
+    ecw_values_into(a, out)
+    return {int(i): float(out[i]) for i in np.flatnonzero(~np.isnan(out))}
+
+
+def ecw_constant(P) -> float:
+    """``min_{i1 ∈ [C]} C^{E*}_{i1}(P)``: the coefficient of log T in Theorem 4 (ECWB, L249)."""
+    return min(ecw_constants(P).values())
+
+
+def ecw_target(P, i1: int) -> tuple[float, np.ndarray]:
+    """``(C^{E*}_{i1}, q)`` with ``q`` the (K, K) symmetric optimal point of ``R^{E*}_{i1}``
+    chosen by the tie rules of the module docstring (zero on the diagonal)."""
+    a = _values(P)
+    i1 = _check_winner(a, i1)
+    q = np.zeros_like(a)
+    value = ecw_solution_into(a, i1, q)
+    return float(value), q
+
+
+def in_re_covering(P, q, i1: int, rtol: float = 1e-12) -> bool:
+    """Whether the symmetric (K, K) ``q`` satisfies the covering constraints of ``R^E_{i1}(P)``
+    ((4) read as ``q_{i1 j} d_{i1 j} ≥ 1``, (5) as printed, no upper box; note §2.1 item 1).
+
+    ``rtol`` absorbs the rounding of ``(1/d)·d`` so that :func:`ecw_target`'s own point passes;
+    ECW-RMED's test compares integer counts times d with ``log t`` and uses no tolerance.
+    """
+    a = _values(P)
+    i1 = _check_winner(a, i1)
+    D = np.zeros_like(a)
+    divergences_into(a, D)
+    E = np.ascontiguousarray(np.asarray(q, dtype=np.float64) * D)
+    return bool(covering_margin(a, E, i1) >= 1.0 - rtol)
+
+
+def ecw_lp_bruteforce(P, i1: int, max_constraints: int = 200_000) -> tuple[float, np.ndarray]:
+    """``C^{E*}_{i1}`` by a direct LP of ``R^E_{i1}`` (L204), as an independent check of the
+    closed form: one variable per unordered pair, the box ``0 ≤ q ≤ 1/d`` (no upper bound when
+    d = 0), (4) as equalities and (5) with every subset O enumerated; solved with
+    ``scipy.optimize.linprog(method="highs")``.  Losses and regret come from
+    :mod:`duelbench.problems` (not from the kernels above).  Small K only.
+
+    Returns ``(value, q)`` with ``q`` the solver's (K, K) symmetric optimum.
+    """
+    from scipy.optimize import linprog
+
+    from duelbench.problems.regret import regret_matrix
+    from duelbench.problems.winners import losses
+
+    a = _values(P)
+    i1 = _check_winner(a, i1)
+    K = a.shape[0]
+    L = losses(a)
+    r = regret_matrix(a, "copeland")
+    pairs = [(i, j) for i in range(K) for j in range(i + 1, K)]
+    col = {p: n for n, p in enumerate(pairs)}
+
+    def var(i, j):
+        return col[(min(i, j), max(i, j))]
+
+    d = np.array([kl_to_half(a[i, j]) for i, j in pairs])
+    cost = np.array([r[i, j] for i, j in pairs])
+    bounds = [(0.0, 1.0 / dk if dk > 0 else None) for dk in d]
+    for j in range(K):  # (4)
+        if a[i1, j] > 0.5:
+            v = var(i1, j)
+            bounds[v] = (1.0 / d[v], 1.0 / d[v])
+    rows = []
+    for i2 in range(K):  # (5)
+        if i2 == i1:
+            continue
+        sup = [j for j in range(K) if j != i1 and a[i2, j] < 0.5]
+        size = int(L[i2] - L[i1] + 1)
+        if size > len(sup):
+            continue
+        for O in itertools.combinations(sup, size):
+            row = np.zeros(len(pairs))
+            for j in O:
+                row[var(j, i2)] = -d[var(j, i2)]
+            rows.append(row)
+            if len(rows) > max_constraints:
+                raise ValueError(f"more than {max_constraints} constraints (5); use the closed form")
+    A_ub = np.array(rows) if rows else None
+    b_ub = -np.ones(len(rows)) if rows else None
+    res = linprog(cost, A_ub=A_ub, b_ub=b_ub, bounds=bounds, method="highs")
+    if res.status != 0:
+        raise RuntimeError(f"R^E LP failed: {res.message}")
+    q = np.zeros((K, K))
+    for (i, j), x in zip(pairs, res.x):
+        q[i, j] = q[j, i] = x
+    return float(res.fun), q
