@@ -28,6 +28,10 @@ config.clear()
 config.update(_effective)
 
 FIDELITY = config["fidelity"]
+# Simulation jobs run as plain Python processes (faster to start than a run: block, which
+# re-reads the whole workflow); they inherit the environment set in the Snakefile.
+PYTHON = sys.executable
+JOB_SCRIPT = os.path.join(CHECKOUT, "workflow", "scripts", "job.py")
 RESULTS = dbx.results_root(config)
 # The data folder: $DUELBENCH_DATA_DIR if set, else config `data`; the dataset loaders read
 # the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
@@ -98,28 +102,33 @@ def shard_runtime(wildcards):
 
 # ---------------------------------------------------------------------------------------------
 # numba warm-up: compile an algorithm's kernels into NUMBA_CACHE_DIR once, before its shards.
-# The flag path is fixed per algorithm and consumed as ancient(): when the algorithm's code
-# changes, the `code` param reruns the warm-up, and only that algorithm's shards rerun (their
-# own `code` param changed); the new flag mtime alone triggers nothing.
+# The flag name carries the algorithm's code hash: editing the algorithm asks for a new flag,
+# so the warm-up reruns and exactly that algorithm's shards follow (their input set and their
+# `code` param changed). The flag content is the hash itself, so recreating an identical flag
+# is not an "updated input".
 # ---------------------------------------------------------------------------------------------
+def warmup_flag(algorithm):
+    return dbx.warmup_flag(RESULTS, algorithm, code_hash(algorithm))
+
+
 rule warmup_numba:
     wildcard_constraints:
         algorithm=r"[a-z0-9_]+",
+        codehash=rf"[0-9a-f]{{{dbx.WARMUP_HASH_LEN}}}",
     output:
-        flag=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done",
-        meta=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done.json",
-    params:
-        code=lambda wildcards: code_hash(wildcards.algorithm),
+        flag=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done",
+        meta=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done.json",
     log:
-        f"{RESULTS}/logs/warmup/{{algorithm}}.log",
+        f"{RESULTS}/logs/warmup/{{algorithm}}-{{codehash}}.log",
     threads: 1
     resources:
         runtime=30,
         mem_mb=2000,
     message:
         "compiling numba kernels of {wildcards.algorithm}"
-    run:
-        dbx.warmup_job(output.flag, wildcards.algorithm, log=log[0])
+    shell:
+        "{PYTHON:q} {JOB_SCRIPT:q} warmup {output.flag:q} {wildcards.algorithm} "
+        "--expect-hash {wildcards.codehash} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,7 +136,7 @@ rule warmup_numba:
 # ---------------------------------------------------------------------------------------------
 rule simulate_shard:
     input:
-        warm=ancient(f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}.done"),
+        warm=lambda wildcards: warmup_flag(wildcards.algorithm),
         data=lambda wildcards: dbx.dataset_inputs(wildcards.dataset, DATA),
     output:
         npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
@@ -152,8 +161,8 @@ rule simulate_shard:
     message:
         "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
-    run:
-        dbx.run_shard_job(output.npz, params.job, log=log[0])
+    shell:
+        "{PYTHON:q} {JOB_SCRIPT:q} simulate {output.npz:q} {params.job:q} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -103,9 +103,17 @@ def figures_dir(config: Mapping, experiment: str, fidelity: str | None = None) -
     return f"{figures_root(config, fidelity)}/{experiment}"
 
 
-def warmup_flag(config: Mapping, algorithm: str) -> str:
-    """Flag file written once the compiled code of ``algorithm`` is in the numba cache."""
-    return f"{results_root(config)}/{WARMUP_DIR}/{algorithm}.done"
+#: Hex digits of the code hash in warm-up flag names.
+WARMUP_HASH_LEN = 16
+
+
+def warmup_flag(root: str, algorithm: str, code_hash: str) -> str:
+    """Flag written once ``algorithm`` at code version ``code_hash`` is in the numba cache.
+
+    The code hash is part of the name, so editing the algorithm (or the engine) asks for a new
+    flag: the warm-up reruns and exactly the shards that depend on that code follow.
+    """
+    return f"{root}/{WARMUP_DIR}/{algorithm}-{code_hash[:WARMUP_HASH_LEN]}.done"
 
 
 # --------------------------------------------------------------------------------------------
@@ -153,28 +161,26 @@ def algorithm_entries(entries: Iterable[Any], where: str = "algorithms") -> list
 
 
 def check_datasets(names: Iterable[str], where: str = "datasets") -> None:
-    """Raise :class:`ConfigError` for a dataset name the dataset registry does not know.
-
-    Skipped when the registry offers no listing function.
-    """
+    """Raise :class:`ConfigError` for a dataset name the dataset registry does not know."""
     try:
         from duelbench.data import registry as data_registry
     except ImportError:
         return
-    lister = getattr(data_registry, "list_datasets", None)
-    if lister is None:
-        return
-    known = set(lister())
+    info = getattr(data_registry, "dataset_info", None)
     for i, name in enumerate(names):
-        if name not in known:
-            raise ConfigError(f"{where}[{i}]: unknown dataset {name!r}; known datasets: {', '.join(sorted(known))}")
+        if info is None:
+            return
+        try:
+            info(name)
+        except LookupError as exc:
+            raise ConfigError(f"{where}[{i}]: {exc}") from None
 
 
 def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
     """Files that must exist before ``dataset`` can be loaded: the downloaded MSLR matrices.
 
-    Asks the dataset registry (``required_files(name)``, paths relative to the data folder or
-    absolute) when it offers that function. Otherwise: an MSLR file name / registry name
+    Asks the dataset registry (``required_files(name, data_root=...)``) when it offers that
+    function. Otherwise: an MSLR file name / registry name
     (``mslr_informational``) needs that file, and a matrix described by
     ``data/matrices/<name>.yaml`` with a ``parent`` MSLR matrix needs the parent's file.
     The files are ``<data_root>/mslr/<upstream file name>`` (what the ``fetch_mslr`` rule makes).
@@ -185,11 +191,7 @@ def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
         data_registry = None
     fn = getattr(data_registry, "required_files", None) if data_registry is not None else None
     if fn is not None:
-        out = []
-        for p in fn(dataset):
-            p = os.fspath(p)
-            out.append(p if os.path.isabs(p) else f"{data_root}/{p}")
-        return out
+        return [os.fspath(p) for p in fn(dataset, data_root=data_root)]
     try:
         from duelbench.data import mslr
     except ImportError:
@@ -483,10 +485,13 @@ def run_shard_job(out_path: str, job_params: str, log: str | None = None) -> Non
         )
 
 
-def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = None) -> None:
+def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = None,
+               expect_hash: str | None = None) -> None:
     """Compile numba code into the cache (``NUMBA_CACHE_DIR``), then write ``flag_path`` + sidecar.
 
-    Compiles ``algorithm`` only, or every registered algorithm when it is ``None``.
+    Compiles ``algorithm`` only, or every registered algorithm when it is ``None``. With
+    ``expect_hash`` (the hash in the flag name), fails if the code changed since the workflow
+    was planned, instead of writing a flag for code that was not compiled.
     """
     from duelbench.algorithms import registry
     from duelbench.engine import warmup
@@ -498,6 +503,11 @@ def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = N
     extra = {"algorithms": sorted(seconds or {})}
     if algorithm is not None:
         extra["source_hash"] = registry.source_hash(algorithm)
+        if expect_hash is not None and not extra["source_hash"].startswith(expect_hash):
+            raise RuntimeError(
+                f"the source of {algorithm!r} changed while the workflow ran (code hash "
+                f"{extra['source_hash'][:len(expect_hash)]}, planned {expect_hash}); start the build again"
+            )
     atomic_write_text(flag_path, (extra.get("source_hash") or "all") + "\n")
     write_sidecar(flag_path, extra=extra, run_info={"compile_seconds": dict(seconds or {}),
                                                     "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR")},

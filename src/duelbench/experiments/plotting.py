@@ -106,16 +106,18 @@ def regret_panels(
     handles = {}
     for ax, dataset in zip(axes[0], panels):
         sub = data[data["dataset"] == dataset]
-        keys = sorted({(a, h) for a, h in zip(sub["algorithm"], sub["param_hash"])})
+        present = {(a, h) for a, h in zip(sub["algorithm"], sub["param_hash"])}
+        # order of `labels` (the configured order) first, then the rest sorted
+        keys = [k for k in (labels or {}) if k in present] + sorted(present - set(labels or {}))
         for algorithm, phash in keys:
             curve = sub[(sub["algorithm"] == algorithm) & (sub["param_hash"] == phash)].sort_values("t")
             t = curve["t"].to_numpy(dtype=float)
             mean = curve["mean"].to_numpy(dtype=float)
             se = np.nan_to_num(curve["stderr"].to_numpy(dtype=float))
             style = algorithm_style(algorithm)
-            n_variants = sum(1 for a, _ in keys if a == algorithm)
-            if n_variants > 1:
-                style["linestyle"] = variant_styles[[h for a, h in keys if a == algorithm].index(phash) % 4]
+            variants = sorted(h for a, h in keys if a == algorithm)
+            if len(variants) > 1:
+                style["linestyle"] = variant_styles[variants.index(phash) % len(variant_styles)]
             label = (labels or {}).get((algorithm, phash), style["label"])
             style["label"] = label
             mask = t > 0
@@ -134,7 +136,7 @@ def regret_panels(
                    frameon=False, bbox_to_anchor=(0.5, 1.0))
     if title:
         fig.suptitle(title, y=0.02, va="bottom", fontsize=8, color="#555555")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.9))
+    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
     return fig
 
 

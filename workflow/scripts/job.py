@@ -1,0 +1,40 @@
+"""Entry point of the workflow's simulation jobs (a plain process: no Snakefile re-parse).
+
+    python workflow/scripts/job.py simulate OUT.npz JOB_JSON [--log FILE]
+    python workflow/scripts/job.py warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
+
+Each command is one call into :mod:`duelbench.experiments`; the rules in
+workflow/rules/common.smk build the arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="job.py", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    sim = sub.add_parser("simulate", help="run one result shard")
+    sim.add_argument("out")
+    sim.add_argument("job", help="canonical JSON of the shard (ShardSpec.job_params())")
+    sim.add_argument("--log")
+    warm = sub.add_parser("warmup", help="compile an algorithm's numba kernels into the cache")
+    warm.add_argument("flag")
+    warm.add_argument("algorithm")
+    warm.add_argument("--expect-hash")
+    warm.add_argument("--log")
+    args = parser.parse_args(argv)
+
+    import duelbench.experiments as dbx
+
+    if args.command == "simulate":
+        dbx.run_shard_job(args.out, args.job, log=args.log)
+    else:
+        dbx.warmup_job(args.flag, args.algorithm, log=args.log, expect_hash=args.expect_hash)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
