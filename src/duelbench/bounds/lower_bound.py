@@ -60,6 +60,11 @@ Both are solved with HiGHS through :func:`scipy.optimize.linprog` (``method="hig
 tightened feasibility tolerances (:data:`HIGHS_OPTIONS`).  The test suite checks that the two
 methods agree to 1e-7 relative on the paper's small matrices and on random ones.
 
+Speed (reformulated, one CPU core, HiGHS via scipy 1.17): about 6 ms per ``C*_i1`` on random
+16-arm submatrices of the MSLR informational matrix (gap filter 0.005; at most ~1,000 variables
+and rows) and about 0.1 s at K = 64 (gap filter 0.0005; ~18,000 variables, ~16,000 rows); about
+half of the time is spent building the model in Python.
+
 Decisions on ambiguities (each is named in the code where it acts)
 ------------------------------------------------------------------
 D1 (range of l).  Eq. (2) (L97) and Lemma 1 (L85) print ``l in {max(0, L^(1) - 1), ...,
