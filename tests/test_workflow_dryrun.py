@@ -1,0 +1,129 @@
+"""Dry runs of the Snakemake workflow: which jobs a build would run (nothing is executed).
+
+Each test plans in its own temporary working directory (``--directory``), so no state of the
+checkout (results/, .snakemake/) is read or written.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from duelbench.algorithms.registry import param_hash
+from duelbench.experiments import demo
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+SNAKEFILE = CHECKOUT / "Snakefile"
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+PROFILES = CHECKOUT / "config" / "profiles"
+
+
+def snakemake_env() -> dict:
+    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, "-s", str(SNAKEFILE), "--directory", str(workdir), *args],
+                          capture_output=True, text=True, env=snakemake_env(), timeout=600)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def plan(workdir: Path, *args: str) -> dict[str, tuple[str, str]]:
+    """output path -> (rule, plan) from ``snakemake --summary`` (plan: "update pending", "no update")."""
+    proc = snakemake(workdir, "--summary", *args)
+    rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    header, body = rows[0], rows[1:]
+    i_rule, i_plan = header.index("rule"), header.index("plan")
+    return {r[0]: (r[i_rule], r[i_plan]) for r in body}
+
+
+def pending(p: dict, rule: str) -> set[str]:
+    return {path for path, (r, how) in p.items() if r == rule and how == "update pending"}
+
+
+@pytest.fixture(scope="module")
+def config():
+    with open(CHECKOUT / "config" / "config.yaml") as f:
+        return yaml.safe_load(f)
+
+
+def shard_outputs(paths):
+    return set(paths) | {p + ".json" for p in paths}
+
+
+def test_dry_run_lists_every_demo_shard(tmp_path, config):
+    p = plan(tmp_path)
+    expected = demo.shard_targets(config)
+    assert len(expected) == 80
+    assert pending(p, "simulate_shard") == shard_outputs(expected)
+    warm = pending(p, "warmup_numba")
+    assert {Path(w).name.split("-")[0] for w in warm if w.endswith(".done")} == {"rucb", "rmed1", "dts", "random"}
+    assert pending(p, "demo_aggregate") == {"figures/demo/regret.csv", "figures/demo/regret.csv.json"}
+    assert pending(p, "demo_plot") == {"figures/demo/regret.pdf", "figures/demo/regret.png",
+                                       "figures/demo/regret.pdf.json", "figures/demo/regret.png.json"}
+
+
+def test_dry_run_output_names_shard_jobs(tmp_path):
+    proc = snakemake(tmp_path, "-n")
+    out = proc.stdout + proc.stderr
+    assert "simulate_shard       80" in out or any(
+        line.split()[:2] == ["simulate_shard", "80"] for line in out.splitlines())
+    assert "simulating rucb on arxiv, T=1000000, runs 0-10 (paper)" in out
+    assert f"results/paper/sushi/dts-{param_hash('dts', {})}/T1000000/runs-90-100.npz" in out
+
+
+def test_experiment_target_rule(tmp_path):
+    everything = plan(tmp_path)
+    only_demo = plan(tmp_path, "demo")
+    assert only_demo == everything  # demo is the only experiment so far
+
+
+@pytest.mark.parametrize("profile, fidelity, n_shards", [("quick", "quick", 16), ("smoke", "smoke", 16)])
+def test_profiles_select_fidelity(tmp_path, config, profile, fidelity, n_shards):
+    p = plan(tmp_path, "--profile", str(PROFILES / profile))
+    shards = {s for s in pending(p, "simulate_shard") if s.endswith(".npz")}
+    assert len(shards) == n_shards
+    assert all(s.startswith(f"results/{fidelity}/") for s in shards)
+    assert shards == set(demo.shard_targets(config, fidelity))
+    assert f"results/{fidelity}/figures/demo/regret.pdf" in pending(p, "demo_plot")
+
+
+def test_cli_config_combines_with_profile(tmp_path):
+    # the profile sets the fidelity through a config file, so --config still applies on top
+    p = plan(tmp_path, "--profile", str(PROFILES / "quick"), "--config", "results=elsewhere")
+    shards = {s for s in pending(p, "simulate_shard") if s.endswith(".npz")}
+    assert shards and all(s.startswith("elsewhere/quick/") for s in shards)
+
+
+def test_slurm_profile_parses():
+    text = (PROFILES / "slurm" / "config.yaml").read_text()
+    prof = yaml.safe_load(text)
+    assert prof["executor"] == "slurm"
+    assert prof["default-resources"]["runtime"] > 0 and prof["default-resources"]["mem_mb"] > 0
+
+
+def test_mslr_datasets_depend_on_the_data_rule(tmp_path):
+    cfg = tmp_path / "mslr.yaml"
+    cfg.write_text("demo:\n  datasets: [arxiv, mslr5_condorcet]\n  algorithms: [random]\n")
+    args = ("--configfile", str(cfg))
+    h = param_hash("random", {})
+    mslr_shard = f"results/paper/mslr5_condorcet/random-{h}/T1000000/runs-0-10.npz"
+    arxiv_shard = f"results/paper/arxiv/random-{h}/T1000000/runs-0-10.npz"
+    with_data = plan(tmp_path, mslr_shard, *args)
+    assert pending(with_data, "fetch_mslr") == {"data/mslr/MSLR_Informational_PMat.npz"}
+    without = plan(tmp_path, arxiv_shard, *args)
+    assert pending(without, "fetch_mslr") == set()
+
+
+def test_unrequested_shard_is_refused(tmp_path):
+    proc = snakemake(tmp_path, "-n", "results/paper/arxiv/random-0123456789/T5/runs-0-1.npz", check=False)
+    assert proc.returncode != 0
+    assert "no configured experiment requests the shard" in proc.stdout + proc.stderr

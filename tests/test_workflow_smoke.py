@@ -1,0 +1,193 @@
+"""End-to-end build of the demo with the smoke profile, in a temporary copy of the checkout.
+
+The copy (a fresh git repository) isolates the build from the working tree: its results,
+numba cache and Snakemake metadata live in the copy, and editing an algorithm there (to check
+that exactly its shards rerun) leaves the real sources alone. The first build compiles the
+demo's algorithms into the copy's numba cache, then runs 16 small shards.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+FIG = Path("results/smoke/figures/demo")
+ALGORITHMS = ["rucb", "rmed1", "dts", "random"]
+DATASETS = ["arxiv", "sushi"]
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def _env(root: Path) -> dict:
+    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    return env
+
+
+def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, "--profile", "config/profiles/smoke", *args], cwd=root,
+                          capture_output=True, text=True, env=_env(root), timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-5000:]}\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def plan(root: Path) -> dict[str, tuple[str, str]]:
+    """output -> (rule, plan) of the full build, from ``snakemake --summary``."""
+    proc = snakemake(root, "--summary")
+    rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
+    header = rows[0]
+    return {r[0]: (r[header.index("rule")], r[header.index("plan")]) for r in rows[1:]}
+
+
+def pending(p: dict, rule: str | None = None) -> set[str]:
+    return {f for f, (r, how) in p.items() if how == "update pending" and (rule is None or r == rule)}
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=duelbench-test", "-c", "user.email=test@example.invalid",
+                           *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    root = tmp_path_factory.mktemp("checkout")
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    for item in ("Snakefile", "pyproject.toml"):
+        shutil.copy2(CHECKOUT / item, root / item)
+    for folder in ("workflow", "config", "src"):
+        shutil.copytree(CHECKOUT / folder, root / folder, ignore=ignore)
+    shutil.copytree(CHECKOUT / "data" / "matrices", root / "data" / "matrices", ignore=ignore)
+    (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\n")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "snapshot")
+    proc = snakemake(root)
+    return root, proc
+
+
+def test_smoke_build_makes_the_demo_figure(built):
+    root, proc = built
+    for name in ("regret.csv", "regret.pdf", "regret.png"):
+        path = root / FIG / name
+        assert path.is_file() and path.stat().st_size > 0, name
+    assert (root / FIG / "regret.pdf").read_bytes().startswith(b"%PDF")
+    assert (root / FIG / "regret.png").read_bytes().startswith(b"\x89PNG")
+    assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
+
+
+def test_regret_table(built):
+    root, _ = built
+    table = pd.read_csv(root / FIG / "regret.csv", dtype={"param_hash": str})
+    assert list(table.columns) == ["dataset", "algorithm", "param_hash", "t", "mean", "stderr", "n_runs", "kind"]
+    assert set(table["dataset"]) == set(DATASETS)
+    assert set(table["algorithm"]) == set(ALGORITHMS)
+    assert set(table["n_runs"]) == {4}
+    assert "copeland" in set(table["kind"])
+    for _, g in table.groupby(["dataset", "algorithm", "kind"]):
+        assert g["t"].max() == 2000
+        assert np.all(np.diff(g["mean"].to_numpy()) >= -1e-12)  # cumulative regret never decreases
+        assert np.all(g["stderr"].to_numpy() >= 0)
+    final = table[(table["t"] == 2000) & (table["kind"] == "copeland")].set_index(["dataset", "algorithm"])["mean"]
+    for d in DATASETS:  # a uniformly random pair has positive regret at every step
+        assert final[(d, "random")] > 0
+
+
+def _outputs(root: Path) -> list[Path]:
+    out = []
+    for base in (root / "results",):
+        for p in base.rglob("*"):
+            rel = p.relative_to(root)
+            if p.is_dir() or p.suffix == ".json" or p.name.startswith(".tmp") or rel.parts[1] == "logs":
+                continue
+            out.append(p)
+    return out
+
+
+def test_every_output_has_a_sidecar(built):
+    root, _ = built
+    outputs = _outputs(root)
+    n_shards = len(ALGORITHMS) * len(DATASETS) * 2
+    assert len([p for p in outputs if p.suffix == ".npz"]) == n_shards
+    assert len(outputs) == n_shards + 3 + len(ALGORITHMS)  # shards, csv/pdf/png, warm-up flags
+    head = _git(root, "rev-parse", "HEAD")
+    for p in outputs:
+        side = Path(str(p) + ".json")
+        assert side.is_file(), f"no sidecar for {p}"
+        rec = json.loads(side.read_text())
+        assert rec["schema"] == "duelbench.provenance/1"
+        c = rec["content"]
+        assert c["code"]["commit"] == head
+        assert set(c["versions"]) >= {"python", "numpy", "numba", "scipy", "duelbench"}
+        assert rec["run"]["wall_time_s"] is not None and rec["run"]["cpu_time_s"] is not None
+        if p.suffix == ".npz":
+            assert c["seeds"]["seed"] == 0 and c["config_hash"]
+    csv_side = json.loads((root / FIG / "regret.csv.json").read_text())["content"]
+    assert len(csv_side["inputs"]) == n_shards and all("sha256" in i for i in csv_side["inputs"])
+    assert csv_side["config"]["fidelity"] == "smoke" and csv_side["config"]["horizon"] == 2000
+
+
+def test_rebuild_has_nothing_to_do(built):
+    root, _ = built
+    assert pending(plan(root)) == set()
+
+
+def test_shards_equal_one_direct_simulation(built):
+    """Two shards of 2 runs give the same curves as one simulate() call of 4 runs."""
+    root, _ = built
+    script = (
+        "import sys, json, duelbench\n"
+        "r = duelbench.simulate('dts', 'sushi', 2000, 4, seed=0)\n"
+        "json.dump({'t': r.checkpoints.tolist(), 'mean': r.mean().tolist()}, sys.stdout)\n"
+    )
+    env = _env(root) | {"PYTHONPATH": str(root / "src"), "NUMBA_CACHE_DIR": str(root / ".numba_cache")}
+    out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True,
+                         check=True, timeout=600)
+    direct = json.loads(out.stdout)
+    table = pd.read_csv(root / FIG / "regret.csv", dtype={"param_hash": str})
+    curve = table[(table["dataset"] == "sushi") & (table["algorithm"] == "dts") & (table["kind"] == "copeland")]
+    assert curve["t"].tolist() == direct["t"]
+    np.testing.assert_allclose(curve["mean"].to_numpy(), direct["mean"], rtol=1e-10, atol=1e-12)
+
+
+def _expected_shards(root: Path, algorithm: str | None = None) -> set[str]:
+    from duelbench.experiments import demo
+
+    with open(root / "config" / "config.yaml") as f:
+        config = yaml.safe_load(f)
+    paths = [s.path for s in demo.shard_specs(config, "smoke") if algorithm in (None, s.algorithm)]
+    return set(paths) | {p + ".json" for p in paths}
+
+
+@pytest.mark.parametrize(
+    "edited, algorithms",
+    [("src/duelbench/algorithms/rucb.py", ["rucb"]), ("src/duelbench/engine/kernels.py", ALGORITHMS)],
+)
+def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algorithms):
+    root, _ = built
+    source = root / edited
+    original = source.read_bytes()
+    try:
+        source.write_bytes(original + b"\n# an edit that changes the code hash\n")
+        p = plan(root)
+        expected = set().union(*(_expected_shards(root, a) for a in algorithms))
+        assert pending(p, "simulate_shard") == expected
+        warm = {Path(f).name.split("-")[0] for f in pending(p, "warmup_numba")}
+        assert warm == set(algorithms)
+        assert pending(p, "demo_aggregate") and pending(p, "demo_plot")
+        dry = snakemake(root, "-n")
+        assert "simulate_shard" in dry.stdout and "have changed since last execution" in dry.stdout
+    finally:
+        source.write_bytes(original)
+    assert pending(plan(root)) == set()  # reverting the edit restores the cached state
