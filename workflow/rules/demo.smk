@@ -31,7 +31,7 @@ rule demo_plot:
         DEMO_OUT["csv"],
     output:
         pdf=DEMO_OUT["pdf"],
-        png=DEMO_OUT["png"],
+        png=report(DEMO_OUT["png"], category="demo", labels={"figure": "cumulative regret"}),
         pdf_meta=sidecar(DEMO_OUT["pdf"]),
         png_meta=sidecar(DEMO_OUT["png"]),
     params:
