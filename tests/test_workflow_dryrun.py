@@ -60,7 +60,7 @@ def shard_outputs(paths):
 
 
 def test_dry_run_lists_every_demo_shard(tmp_path, config):
-    p = plan(tmp_path)
+    p = plan(tmp_path, "demo")
     expected = demo.shard_targets(config)
     assert len(expected) == 80
     assert pending(p, "simulate_shard") == shard_outputs(expected)
@@ -72,7 +72,7 @@ def test_dry_run_lists_every_demo_shard(tmp_path, config):
 
 
 def test_dry_run_output_names_shard_jobs(tmp_path):
-    proc = snakemake(tmp_path, "-n")
+    proc = snakemake(tmp_path, "-n", "demo")
     out = proc.stdout + proc.stderr
     assert "simulate_shard       80" in out or any(
         line.split()[:2] == ["simulate_shard", "80"] for line in out.splitlines())
@@ -80,15 +80,18 @@ def test_dry_run_output_names_shard_jobs(tmp_path):
     assert f"results/paper/sushi/dts-{param_hash('dts', {})}/T1000000/runs-90-100.npz" in out
 
 
-def test_experiment_target_rule(tmp_path):
+def test_experiment_target_rules(tmp_path):
     everything = plan(tmp_path)
     only_demo = plan(tmp_path, "demo")
-    assert only_demo == everything  # demo is the only experiment so far
+    assert set(only_demo.items()) <= set(everything.items())
+    assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "demo_aggregate", "demo_plot"}
+    targets = snakemake(tmp_path, "--list-target-rules").stdout.split()
+    assert "all" in targets and "demo" in targets
 
 
 @pytest.mark.parametrize("profile, fidelity, n_shards", [("quick", "quick", 16), ("smoke", "smoke", 16)])
 def test_profiles_select_fidelity(tmp_path, config, profile, fidelity, n_shards):
-    p = plan(tmp_path, "--profile", str(PROFILES / profile))
+    p = plan(tmp_path, "demo", "--profile", str(PROFILES / profile))
     shards = {s for s in pending(p, "simulate_shard") if s.endswith(".npz")}
     assert len(shards) == n_shards
     assert all(s.startswith(f"results/{fidelity}/") for s in shards)
@@ -98,7 +101,7 @@ def test_profiles_select_fidelity(tmp_path, config, profile, fidelity, n_shards)
 
 def test_cli_config_combines_with_profile(tmp_path):
     # the profile sets the fidelity through a config file, so --config still applies on top
-    p = plan(tmp_path, "--profile", str(PROFILES / "quick"), "--config", "results=elsewhere")
+    p = plan(tmp_path, "demo", "--profile", str(PROFILES / "quick"), "--config", "results=elsewhere")
     shards = {s for s in pending(p, "simulate_shard") if s.endswith(".npz")}
     assert shards and all(s.startswith("elsewhere/quick/") for s in shards)
 

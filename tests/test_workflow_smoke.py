@@ -44,8 +44,8 @@ def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.Complete
 
 
 def plan(root: Path) -> dict[str, tuple[str, str]]:
-    """output -> (rule, plan) of the full build, from ``snakemake --summary``."""
-    proc = snakemake(root, "--summary")
+    """output -> (rule, plan) of the demo's build, from ``snakemake --summary``."""
+    proc = snakemake(root, "--summary", "demo")
     rows = [line.split("\t") for line in proc.stdout.splitlines() if "\t" in line]
     header = rows[0]
     return {r[0]: (r[header.index("rule")], r[header.index("plan")]) for r in rows[1:]}
@@ -73,7 +73,7 @@ def built(tmp_path_factory):
     _git(root, "init", "-q")
     _git(root, "add", "-A")
     _git(root, "commit", "-q", "-m", "snapshot")
-    proc = snakemake(root)
+    proc = snakemake(root, "demo")
     return root, proc
 
 
@@ -186,7 +186,7 @@ def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algor
         warm = {Path(f).name.split("-")[0] for f in pending(p, "warmup_numba")}
         assert warm == set(algorithms)
         assert pending(p, "demo_aggregate") and pending(p, "demo_plot")
-        dry = snakemake(root, "-n")
+        dry = snakemake(root, "-n", "demo")
         assert "simulate_shard" in dry.stdout and "have changed since last execution" in dry.stdout
     finally:
         source.write_bytes(original)
