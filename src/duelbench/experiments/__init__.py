@@ -162,63 +162,24 @@ def algorithm_entries(entries: Iterable[Any], where: str = "algorithms") -> list
 
 def check_datasets(names: Iterable[str], where: str = "datasets") -> None:
     """Raise :class:`ConfigError` for a dataset name the dataset registry does not know."""
-    try:
-        from duelbench.data import registry as data_registry
-    except ImportError:
-        return
-    info = getattr(data_registry, "dataset_info", None)
+    from duelbench.data import registry as data_registry
+
     for i, name in enumerate(names):
-        if info is None:
-            return
         try:
-            info(name)
+            data_registry.dataset_info(name)
         except LookupError as exc:
             raise ConfigError(f"{where}[{i}]: {exc}") from None
 
 
 def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
-    """Files that must exist before ``dataset`` can be loaded: the downloaded MSLR matrices.
+    """Files that must exist before ``dataset`` can be loaded: its downloaded MSLR matrix, if any.
 
-    Asks the dataset registry (``required_files(name, data_root=...)``) when it offers that
-    function. Otherwise: an MSLR file name / registry name
-    (``mslr_informational``) needs that file, and a matrix described by
-    ``data/matrices/<name>.yaml`` with a ``parent`` MSLR matrix needs the parent's file.
-    The files are ``<data_root>/mslr/<upstream file name>`` (what the ``fetch_mslr`` rule makes).
+    ``<data_root>/mslr/<upstream file name>`` (what the ``fetch_mslr`` rule makes), from
+    :func:`duelbench.data.registry.required_files`; empty for matrices kept in the checkout.
     """
-    try:
-        from duelbench.data import registry as data_registry
-    except ImportError:
-        data_registry = None
-    fn = getattr(data_registry, "required_files", None) if data_registry is not None else None
-    if fn is not None:
-        return [os.fspath(p) for p in fn(dataset, data_root=data_root)]
-    try:
-        from duelbench.data import mslr
-    except ImportError:
-        return []
+    from duelbench.data import registry as data_registry
 
-    def file_of(name: str) -> list[str]:
-        try:
-            return [f"{data_root}/mslr/{mslr.resolve(name).filename}"]
-        except Exception:
-            return []
-
-    direct = file_of(dataset)
-    if direct:
-        return direct
-    try:
-        import yaml
-
-        from duelbench.data.paths import matrices_dir
-
-        meta_file = matrices_dir() / f"{dataset}.yaml"
-        if meta_file.is_file():
-            meta = yaml.safe_load(meta_file.read_text(encoding="utf-8")) or {}
-            if meta.get("parent"):
-                return file_of(str(meta["parent"]))
-    except Exception:
-        return []
-    return []
+    return [os.fspath(p) for p in data_registry.required_files(dataset, data_root=data_root)]
 
 
 TOP_LEVEL_KEYS = ("fidelity", "results", "data", "fidelities")
@@ -285,9 +246,7 @@ def check_config(config: Mapping) -> dict:
 
     * the fidelity is defined;
     * in every experiment section (a mapping with ``algorithms``/``datasets`` lists), every
-      algorithm is registered with valid parameters and every dataset is known;
-    * ``runs_per_shard`` ≤ ``runs`` is not required (the last shard is partial), but both ≥ 1
-      is enforced by the schema.
+      algorithm is registered with valid parameters and every dataset is known.
 
     Raises :class:`ConfigError` with the offending key in the message.
     """
