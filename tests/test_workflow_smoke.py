@@ -191,3 +191,35 @@ def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algor
     finally:
         source.write_bytes(original)
     assert pending(plan(root)) == set()  # reverting the edit restores the cached state
+
+
+def test_without_mslr_data_only_mslr_jobs_fail(built, tmp_path):
+    """No mirror and no network: the MSLR fetch fails with the data module's message, the
+    other shards are still built (keep-going). Uses the copy's workflow in another folder."""
+    root, _ = built
+    empty = tmp_path / "empty_mirror"
+    empty.mkdir()
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("demo:\n  datasets: [arxiv, mslr5_condorcet]\n  algorithms: [random]\n"
+                   "  horizon: 100\n  runs: 2\n  runs_per_shard: 2\n")
+    env = _env(tmp_path) | {
+        "DUELBENCH_DATA_MIRROR": str(empty),  # nothing to copy
+        "https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",  # downloads fail at once
+        "http_proxy": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
+    }
+    env.pop("no_proxy", None)
+    env.pop("NO_PROXY", None)
+    proc = subprocess.run(
+        [SNAKEMAKE, "-s", str(root / "Snakefile"), "--cores", "2", "--keep-going", "demo",
+         "--configfile", str(cfg)],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900,
+    )
+    assert proc.returncode != 0
+    out = proc.stdout + proc.stderr
+    assert "MSLR_Informational_PMat.npz" in out and "is not available" in out
+    from duelbench.algorithms.registry import param_hash
+
+    h = param_hash("random", {})
+    assert (tmp_path / f"results/paper/arxiv/random-{h}/T100/runs-0-2.npz").is_file()
+    assert not (tmp_path / f"results/paper/mslr5_condorcet/random-{h}/T100/runs-0-2.npz").exists()
+    assert not (tmp_path / "data" / "mslr" / "MSLR_Informational_PMat.npz").exists()

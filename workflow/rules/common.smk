@@ -33,9 +33,9 @@ FIDELITY = config["fidelity"]
 PYTHON = sys.executable
 JOB_SCRIPT = os.path.join(CHECKOUT, "workflow", "scripts", "job.py")
 RESULTS = dbx.results_root(config)
-# The data folder: $DUELBENCH_DATA_DIR if set, else config `data`; the dataset loaders read
-# the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
-DATA = os.environ.get("DUELBENCH_DATA_DIR") or str(config.get("data", "data")).rstrip("/")
+# The data folder is config `data`; jobs' dataset loaders get it as $DUELBENCH_DATA_DIR, so
+# they read the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
+DATA = str(config.get("data", "data")).rstrip("/")
 os.environ["DUELBENCH_DATA_DIR"] = os.path.abspath(DATA)
 
 
