@@ -26,7 +26,7 @@ FIG = Path("results/smoke/figures/demo")
 ALGORITHMS = ["rucb", "rmed1", "dts", "random"]
 DATASETS = ["arxiv", "sushi"]
 
-pytestmark = pytest.mark.timeout(900)
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 
 def _env(root: Path) -> dict:
