@@ -14,6 +14,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all
 SNAKEMAKE_ARGS ?=
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
 
 # Compiled numba functions are cached inside the checkout; the venv's tools come first
 # on PATH so that workflow rules calling `python` or `duelbench` use the locked packages.
@@ -33,7 +34,7 @@ help:
 	@echo "make clean          remove caches (bytecode, pytest, numba, build files)"
 	@echo "make clean-venv     remove .venv"
 	@echo "make clean-results  remove results/ and .snakemake/ (simulation outputs: costly to rebuild)"
-	@echo "Variables: CORES=$(CORES) SNAKEMAKE_ARGS='...' PYTEST_ARGS='...' PYTHON=$(PYTHON)"
+	@echo "Variables: CORES=$(CORES) SNAKEMAKE_ARGS='...' PYTEST_ARGS='...' BENCH_ARGS='...' PYTHON=$(PYTHON)"
 
 venv: $(STAMP)
 
@@ -58,17 +59,19 @@ test: $(STAMP)
 	$(RUN) $(BIN)/pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
-	$(RUN) $(BIN)/duelbench bench
+	$(RUN) $(BIN)/duelbench bench $(BENCH_ARGS)
 
-# Resolve the newest versions allowed by pyproject.toml in a throw-away venv, then record every
-# installed distribution with the hashes of all its published files (so the lock also installs
-# on other platforms). Needs the package index; review the diff before committing.
+# Resolve the newest versions allowed by pyproject.toml in a throw-away venv (the project itself
+# is not built), then record every installed distribution with the hashes of all its published
+# files (so the lock also installs on other platforms). Needs the package index; review the
+# diff before committing.
 PIP_TOOLS_VERSION := 7.6.2
 lock:
 	@set -eu; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(PYTHON) -m venv "$$tmp/env"; \
-	"$$tmp/env/bin/python" -m pip install --disable-pip-version-check -q 'setuptools>=68' '.[test]'; \
-	"$$tmp/env/bin/python" -m pip freeze --all --exclude pip --exclude duelbench > "$$tmp/pins.in"; \
+	$(PYTHON) -c "$$DEPS_FROM_PYPROJECT" > "$$tmp/deps.in"; \
+	"$$tmp/env/bin/python" -m pip install --disable-pip-version-check -q -r "$$tmp/deps.in"; \
+	"$$tmp/env/bin/python" -m pip freeze --all --exclude pip > "$$tmp/pins.in"; \
 	$(PYTHON) -m venv "$$tmp/tools"; \
 	"$$tmp/tools/bin/python" -m pip install --disable-pip-version-check -q 'pip-tools==$(PIP_TOOLS_VERSION)'; \
 	{ echo "# Exact versions of every package in the duelbench environment (Python 3.11),"; \
@@ -80,6 +83,19 @@ lock:
 	mv $(LOCK).new $(LOCK); \
 	$(PYTHON) -c "$$ENV_YML_FROM_LOCK" $(LOCK) > environment.yml; \
 	echo "wrote $(LOCK) and environment.yml"
+
+# pyproject.toml's dependencies, its optional ones and the build backend (installed into the
+# venv so that the editable install needs no build isolation).
+define DEPS_FROM_PYPROJECT
+import tomllib
+meta = tomllib.load(open("pyproject.toml", "rb"))
+deps = list(meta["project"]["dependencies"])
+for extra in meta["project"].get("optional-dependencies", {}).values():
+    deps += extra
+deps += meta["build-system"]["requires"]
+print("\n".join(deps))
+endef
+export DEPS_FROM_PYPROJECT
 
 # environment.yml = python 3.11 + pip + the lock's pins (without hashes, which conda's pip
 # section cannot carry).
