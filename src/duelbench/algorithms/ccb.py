@@ -1,37 +1,41 @@
 """CCB — Copeland Confidence Bound (Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, Algorithm 1).
 
 Transcribed from Algorithm 1 of the arXiv full version (paper 001 L82–111; note
-``zoghi2015.md`` §4.1), α = 0.51 as in Komiyama et al. (2016) L305::
+``zoghi2015.md`` §4.1), α = 0.51 as in Komiyama et al. (2016) L305.  Algorithm line k is at
+paper line L(82 + k) for k = 1..9 (9A: L94, 9B: L98, 9C: L102) and L(94 + k) for k = 10..15::
 
-     1  W ← 0
-     2  B ← [K]                     (potential Copeland winners)
-     3  B^i ← ∅ for every i         (shortlists of arms that may beat i)
-     4  L̄_C ← K                     (estimated number of losses of a Copeland winner)
-     5  for t = 1, 2, …
-     6    U, L: u_ij, l_ij = W_ij/N_ij ± sqrt(α ln t / N_ij),  u_ii = l_ii = 1/2
-     7    Cpld_up(i) = #{k ≠ i : u_ik ≥ 1/2},  Cpld_lo(i) = #{k ≠ i : l_ik ≥ 1/2}
-     8    C_t = argmax_i Cpld_up(i)  (all maximisers)
-     9A   if l_ij > 1/2 for some i and j ∈ B^i: reset B, L̄_C and all B^k (lines 2–4)
-     9B   for i ∈ B: if Cpld_up(i) < Cpld_lo(j) for some j: B ← B \\ {i}, and
+     1  W ← 0                                                                   (L83)
+     2  B ← [K]                     (potential Copeland winners)                (L84)
+     3  B^i ← ∅ for every i         (shortlists of arms that may beat i)        (L85)
+     4  L̄_C ← K                     (estimated number of losses of a winner)    (L86)
+     5  for t = 1, 2, …                                                          (L87)
+     6    U, L: u_ij, l_ij = W_ij/N_ij ± sqrt(α ln t / N_ij),  u_ii = l_ii = 1/2   (L88)
+     7    Cpld_up(i) = #{k ≠ i : u_ik ≥ 1/2},  Cpld_lo(i) = #{k ≠ i : l_ik ≥ 1/2}  (L89)
+     8    C_t = argmax_i Cpld_up(i)  (all maximisers)                            (L90)
+     9A   if l_ij > 1/2 for some i and j ∈ B^i: reset B, L̄_C and all B^k         (L94)
+     9B   for i ∈ B: if Cpld_up(i) < Cpld_lo(j) for some j: B ← B \\ {i}, and     (L98)
             if |B^i| ≠ L̄_C + 1: B^i ← {k : u_ik < 1/2};   if then B = ∅: reset as in 9A
-     9C   for i ∈ C_t with Cpld_up(i) = Cpld_lo(i): B ← B ∪ {i}, B^i ← ∅,
+     9C   for i ∈ C_t with Cpld_up(i) = Cpld_lo(i): B ← B ∪ {i}, B^i ← ∅,        (L102)
             L̄_C ← K − 1 − Cpld_up(i); for j ≠ i: if |B^j| < L̄_C + 1: B^j ← ∅,
             if |B^j| > L̄_C + 1: keep L̄_C + 1 random elements of B^j
-    10    w.p. 1/4: if S = {(i, j) : j ∈ B^i, 1/2 ∈ [l_ij, u_ij]} ≠ ∅, (c, d) ← uniform from S; go to 14
-    11    if B ∩ C_t ≠ ∅: w.p. 2/3 C_t ← B ∩ C_t
-    12    c ← uniform from C_t
-    13    w.p. 1/2 the set is B^c, else [K];  d ← argmax_{j in the set, l_jc ≤ 1/2} u_jc  (tie: d ≠ c)
-    14    compare (c, d)
+    10    w.p. 1/4: if S = {(i, j) : j ∈ B^i, 1/2 ∈ [l_ij, u_ij]} ≠ ∅,            (L104)
+            (c, d) ← uniform from S; go to 14
+    11    if B ∩ C_t ≠ ∅: w.p. 2/3 C_t ← B ∩ C_t                                 (L105)
+    12    c ← uniform from C_t                                                   (L106)
+    13    w.p. 1/2 the set is B^c, else [K];                                     (L107)
+            d ← argmax_{j in the set, l_jc ≤ 1/2} u_jc  (if tied, d ≠ c)
+    14    compare (c, d)                                                         (L108)
 
 Decisions on the ambiguities
 ----------------------------
 * **Unexplored pairs (line 6).**  The paper gives no value for N_ij = 0.  The suite's one
   convention "x/0 := 1" of :mod:`duelbench.stats.bounds` (RUCB's, applied to both ratios) is
   used: ``u = 2``, ``l = 0``.  The note ``zoghi2015.md`` §4.1 item 1 recommends u = 1 instead;
-  both make every comparison with 1/2 the same (u ≥ 1/2, l ≤ 1/2: an unexplored pair is
-  unresolved, its arms count in Cpld_up and not in Cpld_lo), but they differ in line 13's
-  argmax: with u = 2 an unexplored opponent is preferred to any explored one while
-  α ln t ≤ 1 (t ≤ 7), and only to explored ones with u < 2 afterwards.
+  both give the same answer to every comparison with 1/2 (u ≥ 1/2 and l ≤ 1/2: an unexplored
+  pair is unresolved, counts in Cpld_up and not in Cpld_lo, and is admissible in line 13), but
+  they differ in line 13's argmax: with u = 2 no explored opponent beats an unexplored one while
+  α ln t ≤ 1 (t ≤ 7 at α = 0.51), and afterwards only explored pairs with few samples can
+  (mû + sqrt(α ln t / n) > 2); with u = 1 every explored opponent with mû_jc > 0 would.
 * **Boundaries (lines 7, 9A, 10, 13).**  Every comparison of a bound with 1/2 is read from the
   incremental relation of :mod:`duelbench.stats.confident_beats` ("i ≻ j" ⇔ l_ij > 1/2 ⇔
   u_ji < 1/2).  Line 7's ``u_ik ≥ 1/2`` is "not k ≻ i" (so Cpld_up(i) = K − 1 − n_lost[i], as
@@ -43,11 +47,12 @@ Decisions on the ambiguities
   is B^c and no j ∈ B^c has l_jc ≤ 1/2 (in particular if B^c = ∅, which is always the case
   for an arm added in 9C), the set [K] is used instead (note item 2); [K] always contains an
   admissible arm, c itself (l_cc = 1/2).
-* **Line 13 ties.**  Among the maximisers of u_jc, c is removed when another arm ties with it
-  ("d is not allowed to equal c"); the remaining maximisers are ordered by arm index and one
-  is drawn uniformly.  c is the only arm with u = 1/2 by definition; arms that c confidently
-  beats have u_jc < 1/2 and can never be chosen, so the argmax over [K] is taken over
-  ``{j : pair (c, j) unresolved} ∪ {c}`` (same maximisers, fewer square roots).
+* **Line 13 ties.**  Among the maximisers of u_jc, c (u_cc = 1/2) is removed when another arm
+  ties with it ("d is not allowed to equal c"); the remaining maximisers are ordered by arm
+  index and one is drawn uniformly (one draw, only if there are several).  An admissible arm j
+  whose pair with c is resolved is confidently beaten by c, so u_jc < 1/2 = u_cc and it is
+  never a maximiser: the argmax over [K] is taken over ``{j : pair (c, j) unresolved} ∪ {c}``
+  (the same maximisers, fewer square roots).
 * **9B scope.**  The shortlist rebuild ``B^i ← {k : u_ik < 1/2}`` is applied only to the arms
   removed from B in that step (note item 4; a third-party code applies it to every arm of B).
   The removal tests use the scores of line 7 (they do not change within a step).  After the
@@ -71,10 +76,13 @@ Decisions on the ambiguities
 * Random draws: :func:`duelbench.engine.kernels.uniform_index` for uniform choices, one
   ``rng.random()`` per coin.
 
-Where the note ``zoghi2015.md`` differs from the paper: line 7's pessimistic count uses
-``l_ik ≥ 1/2`` in the paper (L89; ``komiyama2016.md`` §2.6 at first had ``>``, corrected); the
-value of u for unexplored pairs (see above).  The paper is followed where they differ, except
-for the boundary convention of the shared relation (a measure-zero difference).
+The note and the paper.  The note's transcription (``zoghi2015.md`` §4.1) agrees with the
+paper line by line; its recommendations (items 2–6) are followed, except item 1 (u = 1 for
+unexplored pairs, see above), where the suite-wide convention is kept.  The summary in
+``komiyama2016.md`` §2.6 first had ``l_ik > 1/2`` in line 7 (since corrected to the paper's
+``≥``, L89); the only remaining departure from the printed ``≥`` is the shared relation's
+boundary convention, which differs only when a bound equals 1/2 exactly.  Everything else
+above is a choice the paper leaves open.
 
 Incremental bookkeeping and complexity
 --------------------------------------
@@ -94,11 +102,20 @@ Nothing is recomputed over all K² pairs after the initialisation:
   expiries) and every shortlist change: O(1) each; drawing from it sorts it (|S| log |S|,
   S is small in steady state: shortlist members whose interval has come to contain 1/2).
 * **Line 13**: O(|B^c|) on the shortlist branch; on the [K] branch O(#unresolved pairs of c)
-  via per-arm sets of unresolved partners, kept up to date like S.
+  via per-arm sets of unresolved partners, kept up to date like S.  Ties are put in index
+  order by sorting (few) or by marking them in an arm-indexed scratch array (many, e.g. the
+  unexplored opponents early in a run): O(min(m log m, K)).
 
-Per step: O(K) integer work (the scan of the score arrays and of B) + O(#unresolved partners
-of c) bound evaluations + O(log K) per change of the relation, plus the rare event costs
-above (a reset is O(K + Σ|B^k|)).  Memory O(K²).
+Per step: O(K) integer work (the scan of the score arrays, of C_t and of B) + O(#unresolved
+partners of c) bound evaluations + O(log K) per change of the relation, plus the rare event
+costs above (a reset is O(K + Σ|B^k|)).  Memory O(K²).  In steady state (the winners' pairs
+resolved) the bound evaluations are few and the step is dominated by the O(K) integer scans;
+early in a run with large K (all pairs unresolved) by the ~K evaluations of u_jc, as in RUCB.
+
+Implementation note: the state is a tuple of small groups of arrays, and each per-step helper
+receives only the groups it reads — in numba every array handed to a function that calls
+other functions costs reference-count updates per call, which with the whole state tuple
+(≈ 30 arrays) would dominate the step at small K.
 """
 
 import math
