@@ -1,0 +1,284 @@
+"""Published-number registry and replication checks.
+
+``data/published/<paper>.yaml`` holds one entry per check, written before the run it judges::
+
+    paper: komiyama2016
+    checks:
+      - id: table1_lb_mean
+        kind: published            # published number or claim | theory identity | regression
+        item: Table 1
+        description: mean Theorem-2 constant over 10^4 random 16-arm submatrices
+        published: 670             # as printed (6.7x10^2); null for claims without a number
+        statistic: table1.lb.mean  # what the experiment computes (its module documents it)
+        test: abs_tolerance        # see TESTS below
+        tolerance: 50              # test-specific; documented per test
+        gate: quick                # quick | full | none: the fidelity at which it is asserted
+        alpha: 0.05                # for statistical tests
+
+Experiments compute a :class:`Measurement` per statistic; :func:`evaluate` compares it with the
+declared test and returns ``pass``, ``fail`` or ``inconclusive``.  A published number is only
+ever *compared against*: nothing here feeds it back into a computation.
+
+Tests (``TESTS``):
+
+* ``abs_tolerance``: pass iff ``|x − published| ≤ tolerance + z·se`` (``z`` = ``se_multiplier``,
+  default 0; declare it to allow for Monte-Carlo error).
+* ``rel_tolerance``: pass iff ``|x/published − 1| ≤ tolerance``.
+* ``greater_than`` / ``less_than``: pass iff ``x > threshold`` / ``x < threshold`` where
+  ``threshold`` is the declared ``threshold`` (else ``published``).
+* ``true``: a boolean claim; pass iff the measurement is true.
+* ``less_mean_welch``: paired samples ``a`` (runs of A) and ``b`` (runs of B); the claim is
+  "mean A < mean B".  One-sided Welch t-test at level ``alpha``: pass if significant in the
+  claimed direction, fail if significant in the opposite direction, else inconclusive.
+  Declare ``min_runs``: with fewer runs per side the outcome is inconclusive.
+* ``ratio_less_welch``: as above for "mean A < c · mean B" (``factor`` = c), using the samples
+  ``a`` and ``c·b``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import yaml
+
+KINDS = ("published", "theory", "regression")
+GATES = ("quick", "full", "none")
+OUTCOMES = ("pass", "fail", "inconclusive")
+TESTS = ("abs_tolerance", "rel_tolerance", "greater_than", "less_than", "true", "less_mean_welch",
+         "ratio_less_welch")
+CHECK_COLUMNS = ("claim_id", "kind", "item", "description", "published", "reproduced", "tolerance", "gate",
+                 "outcome", "test", "statistic", "fidelity", "asserted", "evidence")
+STATUS_COLUMNS = ("paper", "item", "status", "checks_passed", "checks_total", "note")
+_REQUIRED = ("id", "kind", "item", "description", "statistic", "test", "gate")
+
+
+class RegistryError(ValueError):
+    """A malformed published-number registry; the message names the file and the entry."""
+
+
+@dataclass
+class Measurement:
+    """What an experiment reproduced for one statistic.
+
+    ``value`` is the point estimate (number or bool); ``se`` its standard error if any;
+    ``a``/``b`` per-run samples for the two-sample tests; ``evidence`` a short text shown in
+    ``checks.csv`` (e.g. means and p-value).
+    """
+
+    value: Any = None
+    se: float | None = None
+    a: Sequence[float] | None = None
+    b: Sequence[float] | None = None
+    evidence: str = ""
+
+
+@dataclass
+class CheckResult:
+    check: dict
+    outcome: str
+    reproduced: Any
+    evidence: str
+    fidelity: str
+    asserted: bool = field(default=False)
+
+    def row(self) -> dict:
+        c = self.check
+        tol = c.get("tolerance", c.get("threshold", c.get("factor", "")))
+        return {"claim_id": c["id"], "kind": c["kind"], "item": c["item"], "description": c["description"],
+                "published": "" if c.get("published") is None else c["published"],
+                "reproduced": _fmt(self.reproduced), "tolerance": tol, "gate": c["gate"], "outcome": self.outcome,
+                "test": c["test"], "statistic": c["statistic"], "fidelity": self.fidelity,
+                "asserted": self.asserted, "evidence": self.evidence}
+
+
+def _fmt(x) -> str:
+    if x is None:
+        return ""
+    if isinstance(x, (bool, np.bool_)):
+        return str(bool(x))
+    if isinstance(x, (int, float, np.floating, np.integer)):
+        return repr(float(x)) if isinstance(x, (float, np.floating)) else str(int(x))
+    return str(x)
+
+
+def load_registry(path) -> dict:
+    """Read and validate ``data/published/<paper>.yaml``; errors name the file and the check."""
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except FileNotFoundError:
+        raise RegistryError(f"{path}: published-number registry not found") from None
+    except yaml.YAMLError as exc:
+        raise RegistryError(f"{path}: not valid YAML ({exc})") from None
+    if not isinstance(doc, dict) or "paper" not in doc or not isinstance(doc.get("checks"), list):
+        raise RegistryError(f"{path}: expected a mapping with keys 'paper' and 'checks' (a list)")
+    seen = set()
+    for k, c in enumerate(doc["checks"]):
+        where = f"{path}: checks[{k}]" + (f" (id {c.get('id')!r})" if isinstance(c, dict) else "")
+        if not isinstance(c, dict):
+            raise RegistryError(f"{where}: each check must be a mapping")
+        missing = [key for key in _REQUIRED if key not in c]
+        if missing:
+            raise RegistryError(f"{where}: missing key(s) {missing}")
+        if c["id"] in seen:
+            raise RegistryError(f"{where}: duplicate id")
+        seen.add(c["id"])
+        if c["kind"] not in KINDS:
+            raise RegistryError(f"{where}: kind must be one of {KINDS}, got {c['kind']!r}")
+        if c["gate"] not in GATES:
+            raise RegistryError(f"{where}: gate must be one of {GATES}, got {c['gate']!r}")
+        if c["test"] not in TESTS:
+            raise RegistryError(f"{where}: test must be one of {TESTS}, got {c['test']!r}")
+        if c["test"] in ("abs_tolerance", "rel_tolerance") and ("tolerance" not in c or c.get("published") is None):
+            raise RegistryError(f"{where}: test {c['test']} needs 'published' and 'tolerance'")
+        if c["test"] in ("greater_than", "less_than") and c.get("threshold", c.get("published")) is None:
+            raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
+        if c["test"] == "ratio_less_welch" and "factor" not in c:
+            raise RegistryError(f"{where}: test ratio_less_welch needs 'factor'")
+    return doc
+
+
+def is_asserted(gate: str, fidelity: str) -> bool:
+    """``quick`` checks are asserted at every fidelity but smoke, ``full`` only at paper fidelity."""
+    if gate == "quick":
+        return fidelity in ("quick", "paper")
+    if gate == "full":
+        return fidelity == "paper"
+    return False
+
+
+def welch_one_sided(a, b) -> tuple[float, float]:
+    """t statistic and one-sided p-value for H1: mean(a) < mean(b) (Welch–Satterthwaite df)."""
+    from scipy import stats
+
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    diff = a.mean() - b.mean()
+    if va + vb == 0:
+        return (-math.inf if diff < 0 else math.inf if diff > 0 else 0.0), (0.0 if diff < 0 else 1.0)
+    t = diff / math.sqrt(va + vb)
+    df = (va + vb) ** 2 / ((va**2 / (a.size - 1) if a.size > 1 else 0) + (vb**2 / (b.size - 1) if b.size > 1 else 0))
+    return t, float(stats.t.cdf(t, df))
+
+
+def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
+    """Apply the declared test of ``check`` to the measurement ``m``."""
+    test = check["test"]
+    pub = check.get("published")
+    asserted = is_asserted(check["gate"], fidelity)
+    if test in ("less_mean_welch", "ratio_less_welch"):
+        a = np.asarray(m.a, dtype=float)
+        b = np.asarray(m.b, dtype=float) * float(check.get("factor", 1.0))
+        if min(a.size, b.size) < int(check.get("min_runs", 2)):
+            return CheckResult(dict(check), "inconclusive", m.value, f"only {min(a.size, b.size)} runs", fidelity, asserted)
+        alpha = float(check.get("alpha", 0.05))
+        t, p = welch_one_sided(a, b)
+        _, p_rev = welch_one_sided(b, a)
+        outcome = "pass" if p < alpha else "fail" if p_rev < alpha else "inconclusive"
+        ev = f"mean A={a.mean():.6g}, mean B{'·c' if test == 'ratio_less_welch' else ''}={b.mean():.6g}, " \
+             f"n={a.size}/{b.size}, one-sided Welch p={p:.3g}"
+        value = m.value if m.value is not None else a.mean() / b.mean() if b.mean() else math.inf
+        return CheckResult(dict(check), outcome, value, (m.evidence + "; " if m.evidence else "") + ev, fidelity, asserted)
+    x = m.value
+    if x is None:
+        return CheckResult(dict(check), "inconclusive", None, m.evidence or "not computed at this fidelity", fidelity,
+                           asserted)
+    if test == "true":
+        ok = bool(x)
+    elif test == "abs_tolerance":
+        slack = float(check["tolerance"]) + float(check.get("se_multiplier", 0.0)) * float(m.se or 0.0)
+        ok = abs(float(x) - float(pub)) <= slack
+    elif test == "rel_tolerance":
+        ok = abs(float(x) / float(pub) - 1.0) <= float(check["tolerance"])
+    elif test == "greater_than":
+        ok = float(x) > float(check.get("threshold", pub))
+    elif test == "less_than":
+        ok = float(x) < float(check.get("threshold", pub))
+    else:  # pragma: no cover - guarded by load_registry
+        raise RegistryError(f"unknown test {test!r}")
+    ev = m.evidence
+    if m.se is not None:
+        ev = (ev + "; " if ev else "") + f"s.e. {m.se:.3g}"
+    return CheckResult(dict(check), "pass" if ok else "fail", x, ev, fidelity, asserted)
+
+
+def evaluate_registry(registry: Mapping, measurements: Mapping[str, Measurement], fidelity: str) -> list[CheckResult]:
+    """Evaluate every check; a statistic the experiment did not compute is ``inconclusive``."""
+    out = []
+    for c in registry["checks"]:
+        m = measurements.get(c["statistic"])
+        if m is None:
+            m = Measurement(evidence=f"statistic {c['statistic']!r} not computed")
+        out.append(evaluate(c, m, fidelity))
+    return out
+
+
+def _atomic_csv(path, columns, rows) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(columns))
+            w.writeheader()
+            for r in rows:
+                w.writerow(r)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_checks_csv(results: Sequence[CheckResult], path) -> None:
+    """``figures/<paper>/checks.csv`` (columns ``CHECK_COLUMNS``)."""
+    _atomic_csv(path, CHECK_COLUMNS, [r.row() for r in results])
+
+
+def item_status(results: Sequence[CheckResult]) -> str:
+    """``replicated`` if every check passes, ``not_replicated`` if none does, else partly."""
+    decided = [r for r in results if r.outcome != "inconclusive"]
+    passed = sum(r.outcome == "pass" for r in decided)
+    if not decided:
+        return "not_reproducible"
+    if passed == len(results):
+        return "replicated"
+    if passed == 0:
+        return "not_replicated"
+    return "partly_replicated"
+
+
+def status_rows(paper: str, results: Sequence[CheckResult], notes: Mapping[str, str] | None = None) -> list[dict]:
+    """One ``replication_status.csv`` row per item of ``paper`` (published-kind checks only)."""
+    by_item: dict[str, list[CheckResult]] = {}
+    for r in results:
+        if r.check["kind"] == "published":
+            by_item.setdefault(r.check["item"], []).append(r)
+    rows = []
+    for item in sorted(by_item):
+        rs = by_item[item]
+        note = (notes or {}).get(item, "")
+        inconclusive = sum(r.outcome == "inconclusive" for r in rs)
+        if inconclusive and not note:
+            note = f"{inconclusive} check(s) inconclusive at this fidelity"
+        rows.append({"paper": paper, "item": item, "status": item_status(rs),
+                     "checks_passed": sum(r.outcome == "pass" for r in rs), "checks_total": len(rs), "note": note})
+    return rows
+
+
+def write_status_csv(rows: Sequence[Mapping], path) -> None:
+    """``figures/replication_status.csv`` (columns ``STATUS_COLUMNS``)."""
+    _atomic_csv(path, STATUS_COLUMNS, rows)
+
+
+def read_csv_rows(path) -> list[dict]:
+    with open(path, newline="") as fh:
+        return list(csv.DictReader(fh))

@@ -1,0 +1,80 @@
+import numpy as np
+import pytest
+
+from duelbench.report.checks import (Measurement, RegistryError, evaluate, evaluate_registry, is_asserted,
+                                     item_status, load_registry, read_csv_rows, status_rows, write_checks_csv)
+
+
+def _check(**kw):
+    base = {"id": "x", "kind": "published", "item": "Table 1", "description": "d", "statistic": "s", "gate": "quick"}
+    return {**base, **kw}
+
+
+def test_tolerance_tests():
+    c = _check(test="abs_tolerance", published=670, tolerance=50)
+    assert evaluate(c, Measurement(700), "quick").outcome == "pass"
+    assert evaluate(c, Measurement(730), "quick").outcome == "fail"
+    c2 = _check(test="abs_tolerance", published=670, tolerance=50, se_multiplier=3)
+    assert evaluate(c2, Measurement(730, se=5), "quick").outcome == "pass"
+    r = _check(test="rel_tolerance", published=100, tolerance=0.1)
+    assert evaluate(r, Measurement(109), "paper").outcome == "pass"
+    assert evaluate(r, Measurement(89), "paper").outcome == "fail"
+
+
+def test_threshold_and_boolean_tests():
+    assert evaluate(_check(test="greater_than", threshold=100), Measurement(113.6), "quick").outcome == "pass"
+    assert evaluate(_check(test="greater_than", threshold=100), Measurement(99), "quick").outcome == "fail"
+    assert evaluate(_check(test="less_than", published=1), Measurement(0.5), "quick").outcome == "pass"
+    assert evaluate(_check(test="true"), Measurement(False), "quick").outcome == "fail"
+    assert evaluate(_check(test="true"), Measurement(None), "quick").outcome == "inconclusive"
+
+
+def test_welch_ordering_three_outcomes():
+    rng = np.random.default_rng(0)
+    c = _check(test="less_mean_welch", alpha=0.05, min_runs=5)
+    low, high = rng.normal(10, 1, 50), rng.normal(12, 1, 50)
+    assert evaluate(c, Measurement(a=low, b=high), "paper").outcome == "pass"
+    assert evaluate(c, Measurement(a=high, b=low), "paper").outcome == "fail"
+    same = rng.normal(10, 1, 50)
+    assert evaluate(c, Measurement(a=same, b=same + 0.01), "paper").outcome == "inconclusive"
+    assert evaluate(c, Measurement(a=low[:3], b=high[:3]), "paper").outcome == "inconclusive"
+    ratio = _check(test="ratio_less_welch", factor=1 / 3, alpha=0.05)
+    assert evaluate(ratio, Measurement(a=low, b=high * 4), "paper").outcome == "pass"
+    assert evaluate(ratio, Measurement(a=low, b=high * 2), "paper").outcome == "fail"
+
+
+def test_gates():
+    assert is_asserted("quick", "quick") and is_asserted("quick", "paper") and not is_asserted("quick", "smoke")
+    assert is_asserted("full", "paper") and not is_asserted("full", "quick")
+    assert not is_asserted("none", "paper")
+
+
+def test_registry_validation_names_file_and_entry(tmp_path):
+    p = tmp_path / "paper.yaml"
+    p.write_text("paper: p\nchecks:\n  - id: a\n    kind: published\n    item: T\n    description: d\n"
+                 "    statistic: s\n    test: abs_tolerance\n    gate: quick\n")
+    with pytest.raises(RegistryError, match=r"paper.yaml: checks\[0\] \(id 'a'\): test abs_tolerance needs"):
+        load_registry(p)
+    p.write_text("paper: p\nchecks:\n  - id: a\n    kind: nonsense\n    item: T\n    description: d\n"
+                 "    statistic: s\n    test: true\n    gate: quick\n")
+    with pytest.raises(RegistryError, match="kind must be one of"):
+        load_registry(p)
+    with pytest.raises(RegistryError, match="not found"):
+        load_registry(tmp_path / "missing.yaml")
+
+
+def test_csv_and_status(tmp_path):
+    reg = {"paper": "p", "checks": [
+        _check(id="a", test="abs_tolerance", published=1.0, tolerance=0.1, statistic="s1"),
+        _check(id="b", test="true", statistic="s2"),
+        _check(id="c", test="true", statistic="missing", item="Figure 1"),
+    ]}
+    res = evaluate_registry(reg, {"s1": Measurement(1.05), "s2": Measurement(False)}, "quick")
+    assert [r.outcome for r in res] == ["pass", "fail", "inconclusive"]
+    write_checks_csv(res, tmp_path / "checks.csv")
+    rows = read_csv_rows(tmp_path / "checks.csv")
+    assert rows[0]["claim_id"] == "a" and rows[0]["outcome"] == "pass" and rows[0]["published"] == "1.0"
+    st = {r["item"]: r for r in status_rows("p", res)}
+    assert st["Table 1"]["status"] == "partly_replicated" and st["Table 1"]["checks_passed"] == 1
+    assert st["Figure 1"]["status"] == "not_reproducible"
+    assert item_status(res[:1]) == "replicated"
