@@ -19,6 +19,9 @@ def test_tolerance_tests():
     r = _check(test="rel_tolerance", published=100, tolerance=0.1)
     assert evaluate(r, Measurement(109), "paper").outcome == "pass"
     assert evaluate(r, Measurement(89), "paper").outcome == "fail"
+    lg = _check(test="log10_tolerance", published=1000, tolerance=0.5)
+    assert evaluate(lg, Measurement(1313), "quick").outcome == "pass"
+    assert evaluate(lg, Measurement(5000), "quick").outcome == "fail"
 
 
 def test_threshold_and_boolean_tests():
@@ -38,6 +41,10 @@ def test_welch_ordering_three_outcomes():
     same = rng.normal(10, 1, 50)
     assert evaluate(c, Measurement(a=same, b=same + 0.01), "paper").outcome == "inconclusive"
     assert evaluate(c, Measurement(a=low[:3], b=high[:3]), "paper").outcome == "inconclusive"
+    nl = _check(test="not_less_mean_welch", alpha=0.05)
+    assert evaluate(nl, Measurement(a=high, b=low), "paper").outcome == "pass"
+    assert evaluate(nl, Measurement(a=same, b=same + 0.01), "paper").outcome == "pass"
+    assert evaluate(nl, Measurement(a=low, b=high), "paper").outcome == "fail"
     ratio = _check(test="ratio_less_welch", factor=1 / 3, alpha=0.05)
     assert evaluate(ratio, Measurement(a=low, b=high * 4), "paper").outcome == "pass"
     assert evaluate(ratio, Measurement(a=low, b=high * 2), "paper").outcome == "fail"

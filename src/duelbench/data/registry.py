@@ -24,7 +24,8 @@ mslr_perfect                   136   idem, perfect click model (needs MSLR)
 =============================  ====  ===========================================================
 
 Provenance of the small matrices: ``data/matrices/<name>.yaml``.  MSLR files:
-:mod:`duelbench.data.mslr`.
+:mod:`duelbench.data.mslr`.  Seeded random submatrices declared by experiments:
+``data/sampled/*.yaml`` (:mod:`duelbench.data.sampled`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import mslr, paper_matrices
+from . import mslr, paper_matrices, sampled
 from .errors import InvalidDataFileError, UnknownDatasetError
 from .paths import display_path
 
@@ -56,7 +57,9 @@ class DatasetInfo:
         Whether loading needs a downloaded MSLR file (see :mod:`duelbench.data.mslr`).
     kind : str
         ``"printed"`` (CSV transcribed from a paper), ``"submatrix"`` (ranker
-        indices into an MSLR matrix) or ``"mslr"`` (a whole MSLR file).
+        indices into an MSLR matrix), ``"mslr"`` (a whole MSLR file) or
+        ``"sampled"`` (a seeded random submatrix declared in ``data/sampled/*.yaml``,
+        see :mod:`duelbench.data.sampled`).
     """
 
     name: str
@@ -106,6 +109,23 @@ DATASETS: dict[str, DatasetInfo] = {
 }
 
 
+def _register_sampled() -> None:
+    """Add the recipes of ``data/sampled/*.yaml`` (kind ``"sampled"``)."""
+    for name, r in sampled.recipes().items():
+        if name in DATASETS and DATASETS[name].kind != "sampled":
+            raise InvalidDataFileError(f"{r.file}: dataset name {name!r} is already registered")
+        parent = DATASETS.get(r.parent)
+        if parent is None:
+            raise InvalidDataFileError(f"{r.file}: datasets.{name}.parent {r.parent!r} is not a registered dataset")
+        if r.K > parent.K:
+            raise InvalidDataFileError(f"{r.file}: datasets.{name}.K = {r.K} exceeds the parent's {parent.K} arms")
+        desc = r.description or f"random {r.K}-arm submatrix of {r.parent}"
+        DATASETS[name] = DatasetInfo(name, desc, r.K, r.origin or r.file, parent.needs_mslr, "sampled")
+
+
+_register_sampled()
+
+
 def list_datasets(*, needs_mslr: bool | None = None) -> list[str]:
     """Registered dataset names (registry order); filter with ``needs_mslr=True/False``."""
     return [n for n, d in DATASETS.items() if needs_mslr is None or d.needs_mslr == needs_mslr]
@@ -130,6 +150,8 @@ def required_files(name: str, data_root=None) -> list[Path]:
     info = dataset_info(name)
     if info.kind == "printed":
         return []
+    if info.kind == "sampled":
+        return required_files(sampled.recipes()[name].parent, data_root)
     parent = _submatrix_parent(name) if info.kind == "submatrix" else name
     f = mslr.resolve(parent)
     if data_root is not None:
@@ -178,6 +200,8 @@ def load_matrix(name: str):
         return PreferenceMatrix(pm.values, names=pm.arm_names, name=name, source=display_path(pm.csv_path))
     if info.kind == "mslr":
         return mslr.load(name)
+    if info.kind == "sampled":
+        return sampled.load_sampled(name)
     # full-precision submatrix of an MSLR matrix
     doc = paper_matrices.read_provenance(name)
     ypath = paper_matrices.provenance_path(name)
@@ -196,3 +220,4 @@ def load_matrix(name: str):
 def clear_cache() -> None:
     """Forget cached matrices (e.g. after replacing a data file in a long-running process)."""
     load_matrix.cache_clear()
+    sampled._draw.cache_clear()

@@ -24,6 +24,7 @@ Tests (``TESTS``):
 * ``abs_tolerance``: pass iff ``|x − published| ≤ tolerance + z·se`` (``z`` = ``se_multiplier``,
   default 0; declare it to allow for Monte-Carlo error).
 * ``rel_tolerance``: pass iff ``|x/published − 1| ≤ tolerance``.
+* ``log10_tolerance``: pass iff ``|log10 x − log10 published| ≤ tolerance`` (orders of magnitude).
 * ``greater_than`` / ``less_than``: pass iff ``x > threshold`` / ``x < threshold`` where
   ``threshold`` is the declared ``threshold`` (else ``published``).
 * ``true``: a boolean claim; pass iff the measurement is true.
@@ -31,6 +32,8 @@ Tests (``TESTS``):
   "mean A < mean B".  One-sided Welch t-test at level ``alpha``: pass if significant in the
   claimed direction, fail if significant in the opposite direction, else inconclusive.
   Declare ``min_runs``: with fewer runs per side the outcome is inconclusive.
+* ``not_less_mean_welch``: the claim is "A is not better than B" (mean A ≥ mean B): fail if the
+  one-sided Welch test finds mean A < mean B at level ``alpha``, else pass.
 * ``ratio_less_welch``: as above for "mean A < c · mean B" (``factor`` = c), using the samples
   ``a`` and ``c·b``.
 """
@@ -51,8 +54,8 @@ import yaml
 KINDS = ("published", "theory", "regression")
 GATES = ("quick", "full", "none")
 OUTCOMES = ("pass", "fail", "inconclusive")
-TESTS = ("abs_tolerance", "rel_tolerance", "greater_than", "less_than", "true", "less_mean_welch",
-         "ratio_less_welch")
+TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true",
+         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch")
 CHECK_COLUMNS = ("claim_id", "kind", "item", "description", "published", "reproduced", "tolerance", "gate",
                  "outcome", "test", "statistic", "fidelity", "asserted", "evidence")
 STATUS_COLUMNS = ("paper", "item", "status", "checks_passed", "checks_total", "note")
@@ -136,7 +139,7 @@ def load_registry(path) -> dict:
             raise RegistryError(f"{where}: gate must be one of {GATES}, got {c['gate']!r}")
         if c["test"] not in TESTS:
             raise RegistryError(f"{where}: test must be one of {TESTS}, got {c['test']!r}")
-        if c["test"] in ("abs_tolerance", "rel_tolerance") and ("tolerance" not in c or c.get("published") is None):
+        if c["test"] in ("abs_tolerance", "rel_tolerance", "log10_tolerance") and ("tolerance" not in c or c.get("published") is None):
             raise RegistryError(f"{where}: test {c['test']} needs 'published' and 'tolerance'")
         if c["test"] in ("greater_than", "less_than") and c.get("threshold", c.get("published")) is None:
             raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
@@ -174,7 +177,7 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
     test = check["test"]
     pub = check.get("published")
     asserted = is_asserted(check["gate"], fidelity)
-    if test in ("less_mean_welch", "ratio_less_welch"):
+    if test in ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch"):
         a = np.asarray(m.a, dtype=float)
         b = np.asarray(m.b, dtype=float) * float(check.get("factor", 1.0))
         if min(a.size, b.size) < int(check.get("min_runs", 2)):
@@ -182,7 +185,10 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
         alpha = float(check.get("alpha", 0.05))
         t, p = welch_one_sided(a, b)
         _, p_rev = welch_one_sided(b, a)
-        outcome = "pass" if p < alpha else "fail" if p_rev < alpha else "inconclusive"
+        if test == "not_less_mean_welch":
+            outcome = "fail" if p < alpha else "pass"
+        else:
+            outcome = "pass" if p < alpha else "fail" if p_rev < alpha else "inconclusive"
         ev = f"mean A={a.mean():.6g}, mean B{'·c' if test == 'ratio_less_welch' else ''}={b.mean():.6g}, " \
              f"n={a.size}/{b.size}, one-sided Welch p={p:.3g}"
         value = m.value if m.value is not None else a.mean() / b.mean() if b.mean() else math.inf
@@ -198,6 +204,8 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
         ok = abs(float(x) - float(pub)) <= slack
     elif test == "rel_tolerance":
         ok = abs(float(x) / float(pub) - 1.0) <= float(check["tolerance"])
+    elif test == "log10_tolerance":
+        ok = float(x) > 0 and abs(math.log10(float(x)) - math.log10(float(pub))) <= float(check["tolerance"])
     elif test == "greater_than":
         ok = float(x) > float(check.get("threshold", pub))
     elif test == "less_than":
