@@ -24,7 +24,7 @@ from duelbench.algorithms.registry import canonical_params, get_algorithm, param
 from duelbench.problems.matrix import PreferenceMatrix
 from duelbench.problems.regret import NoCondorcetWinnerError, regret_matrix
 
-from .checkpoints import default_checkpoints, validate_checkpoints
+from .checkpoints import default_checkpoints, horizon_mode_checkpoints, validate_checkpoints
 from .python_loop import run_policy
 from .result import RECORDED_KINDS, SimulationResult
 from .seeding import run_permutation, run_rng
@@ -81,7 +81,8 @@ def simulate(
     horizon, runs : T and R.
     seed : the global seed (the workflow's ``seed`` config key).
     checkpoints : times at which cumulative regret is recorded (default
-        :func:`default_checkpoints`); must end at ``horizon``.
+        :func:`default_checkpoints`, or :func:`horizon_mode_checkpoints` for algorithms that
+        need T in advance); must end at ``horizon``.
     permute : relabel arms per run (see module docstring).
     record_pairs : also return the chosen pairs (runs × T × 2, original arm labels).
     **params : algorithm parameters overriding its defaults.
@@ -97,7 +98,12 @@ def simulate(
     horizon = int(horizon)
     if int(runs) < 1:
         raise ValueError(f"runs must be ≥ 1, got {runs}")
-    ckpts = default_checkpoints(horizon) if checkpoints is None else validate_checkpoints(checkpoints, horizon)
+    if checkpoints is not None:
+        ckpts = validate_checkpoints(checkpoints, horizon)
+    elif spec.needs_horizon:
+        ckpts = horizon_mode_checkpoints(horizon)
+    else:
+        ckpts = default_checkpoints(horizon)
     R = regret_stack(P)
     K = P.K
     out = np.zeros((len(RECORDED_KINDS), runs, ckpts.shape[0]))
