@@ -33,10 +33,10 @@ import numba
 import numpy as np
 
 from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step
-from duelbench.stats.confident_beats import cb_advance, cb_new, cb_refresh_pair
-from duelbench.stats.counts import new_counts, record_outcome
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_observe
+from duelbench.stats.counts import new_counts
 
-from .registry import AlgorithmSpec
+from .registry import AlgorithmSpec, alpha_above_half
 
 ALPHA = 0
 
@@ -120,10 +120,7 @@ def select(state, t, rng):
 def update(state, i, j, i_won, t):
     """Line 17 (off-diagonal only) and the refresh of the pair's confidence status."""
     B, cb, params, in_C, theta, score = state
-    if i == j:
-        return
-    record_outcome(B, i, j, i_won)
-    cb_refresh_pair(cb, B, i, j, math.log(t), params[ALPHA])
+    cb_observe(cb, B, i, j, i_won, math.log(t), params[ALPHA])
 
 
 @numba.njit(cache=True)
@@ -138,16 +135,11 @@ def run(P, regret, checkpoints, params, rng, record_pairs):
     return rec[3], rec[4]
 
 
-def _validate(p):
-    if not p["alpha"] > 0.5:
-        raise ValueError(f"dts: alpha must be > 1/2 (Wu & Liu, Proposition 1), got {p['alpha']}")
-
-
 ALGORITHM = AlgorithmSpec(
     name="dts",
     title="D-TS",
     reference="Wu & Liu (NIPS 2016), Algorithm 1, alpha = 0.51 (L894-895)",
     defaults={"alpha": 0.51},
     run=run,
-    validate=_validate,
+    validate=alpha_above_half("dts", "Wu & Liu, Proposition 1"),
 )

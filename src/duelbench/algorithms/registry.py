@@ -83,6 +83,17 @@ class AlgorithmSpec:
             raise ValueError(f"algorithm {self.name!r}: give exactly one of run= or policy=")
 
 
+def alpha_above_half(name: str, source: str) -> Callable[[dict], None]:
+    """Validator for the exploration parameter of RUCB-style bounds: ``alpha > 1/2`` (``source``
+    names the theorem that needs it)."""
+
+    def validate(params: dict) -> None:
+        if not params["alpha"] > 0.5:
+            raise ValueError(f"{name}: alpha must be > 1/2 ({source}), got {params['alpha']}")
+
+    return validate
+
+
 _REGISTRY: dict[str, AlgorithmSpec] = {}
 _DISCOVERED = False
 

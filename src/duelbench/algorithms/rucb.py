@@ -33,10 +33,10 @@ import numpy as np
 
 from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step, uniform_index
 from duelbench.stats.bounds import ucb
-from duelbench.stats.confident_beats import cb_advance, cb_new, cb_refresh_pair
-from duelbench.stats.counts import new_counts, record_outcome
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_observe
+from duelbench.stats.counts import new_counts
 
-from .registry import AlgorithmSpec
+from .registry import AlgorithmSpec, alpha_above_half
 
 ALPHA = 0  # index of α in the params array
 
@@ -118,10 +118,7 @@ def select(state, t, rng):
 def update(state, i, j, i_won, t):
     """Count the outcome and refresh the pair's confidence status."""
     W, cb, hyp, params, u_col, mask = state
-    if i == j:
-        return
-    record_outcome(W, i, j, i_won)
-    cb_refresh_pair(cb, W, i, j, math.log(t), params[ALPHA])
+    cb_observe(cb, W, i, j, i_won, math.log(t), params[ALPHA])
 
 
 @numba.njit(cache=True)
@@ -136,16 +133,11 @@ def run(P, regret, checkpoints, params, rng, record_pairs):
     return rec[3], rec[4]
 
 
-def _validate(p):
-    if not p["alpha"] > 0.5:
-        raise ValueError(f"rucb: alpha must be > 1/2 (Zoghi et al. 2014), got {p['alpha']}")
-
-
 ALGORITHM = AlgorithmSpec(
     name="rucb",
     title="RUCB",
     reference="Zoghi et al. (ICML 2014), Algorithm 1; alpha = 0.51 as in Komiyama et al. (2016) L305",
     defaults={"alpha": 0.51},
     run=run,
-    validate=_validate,
+    validate=alpha_above_half("rucb", "Zoghi et al. 2014"),
 )

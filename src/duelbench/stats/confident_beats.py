@@ -30,6 +30,7 @@ import numba
 import numpy as np
 
 from .bounds import evidence
+from .counts import record_outcome
 from .heap import heap_new, heap_remove, heap_top, heap_upsert
 
 
@@ -103,3 +104,12 @@ def cb_rebuild(cb, W, log_t, alpha):
     for a in range(K):
         for b in range(a + 1, K):
             cb_refresh_pair(cb, W, a, b, log_t, alpha)
+
+
+@numba.njit(cache=True)
+def cb_observe(cb, W, i, j, i_won, log_t, alpha):
+    """Count one comparison of (i, j) in W and refresh the pair (self-comparisons are ignored)."""
+    if i == j:
+        return
+    record_outcome(W, i, j, i_won)
+    cb_refresh_pair(cb, W, i, j, log_t, alpha)
