@@ -59,17 +59,22 @@ Kernels and caching
 Everything is an ``numba.njit(cache=True)`` kernel on a plain (K, K) float64 matrix ν (a
 :class:`~duelbench.problems.matrix.PreferenceMatrix`'s values or ECW-RMED's empirical ``μ̂``)
 plus its divergence matrix ``D``, losses ``L`` and ``L1 = L̂^(1)``.  The per-row quantities
-live in a *row cache* (:func:`target_cache_new`) refreshed row by row
-(:func:`target_row_refresh`) and assembled by :func:`ecw_from_rows` and
-:func:`ecw_support_from_rows`; the whole-matrix functions (:func:`ecw_values_into`,
-:func:`ecw_solution_into`) refresh every row and then assemble, so ECW-RMED — which refreshes
-only the rows whose inputs changed — computes exactly the same numbers.
+live in a *row cache* (:func:`target_cache_new`); :func:`target_refresh` recomputes the rows
+flagged stale, and :func:`ecw_values_from_rows`, :func:`ecw_support_from_rows` assemble the
+constants and the optimal point.  The whole-matrix functions (:func:`ecw_values_into`,
+:func:`ecw_solution_into`) flag every row and then assemble, so ECW-RMED — which flags only the
+rows whose inputs changed — computes exactly the same numbers.  A refreshed row whose superior
+set is unchanged keeps its previous order and is re-sorted (in O(K) when nearly sorted); the
+sort is by a total order, so the result does not depend on the previous order.  Kernels take
+2-D caches plus a row index rather than row views, and the multi-row loops live inside the
+kernels: in numba every array (or tuple of arrays) handed from call to call costs an atomic
+reference-count update, which dominated the per-step cost of a per-row API.
 
 The membership test of Algorithm 1 line 8, eq. (3), is provided in its covering-only reading
 (note §2.1 item 1): ``q ∈ R^E_{i1}`` is tested on the covering constraints only, with (4)
 read as ``q_{i1 j} d_{i1 j} ≥ 1`` and without the box ``q ≤ 1/d``.  The constraints are
 homogeneous, so with the evidence ``E_ij = N_ij d_ij`` the test "``N/log t ∈ R^E``" is
-``covering margin ≥ log t`` (:func:`cover_row_refresh`, :func:`cover_from_rows`,
+``covering margin ≥ log t`` (:func:`cover_refresh`, :func:`cover_margins`,
 :func:`covering_margin`).
 
 Python-level API: :func:`ecw_constants`, :func:`ecw_constant`, :func:`ecw_target`,
@@ -134,25 +139,26 @@ def inverse_divergence(D, i, j):
 
 
 @numba.njit(cache=True)
-def sort_indices(keys, order, n):
-    """Sort ``order[0:n]`` in place by ``(keys[order[m]], order[m])`` (insertion sort).
+def sort_row(keys, orders, r, n):
+    """Sort ``orders[r, 0:n]`` in place by ``(keys[r, j], j)`` (insertion sort).
 
-    The result does not depend on the algorithm (total order on distinct indices); insertion
-    sort is fastest for the short rows (≤ K − 1 entries) sorted here.
+    The result is the same whatever the input order (a total order on distinct indices), and
+    insertion sort is fast on the short rows sorted here, in O(n) when the row is already
+    nearly sorted (a cached row whose keys changed a little).
     """
     for m in range(1, n):
-        x = order[m]
-        kx = keys[x]
+        x = orders[r, m]
+        kx = keys[r, x]
         p = m - 1
         while p >= 0:
-            y = order[p]
-            ky = keys[y]
+            y = orders[r, p]
+            ky = keys[r, y]
             if ky > kx or (ky == kx and y > x):
-                order[p + 1] = y
+                orders[r, p + 1] = y
                 p -= 1
             else:
                 break
-        order[p + 1] = x
+        orders[r, p + 1] = x
 
 
 @numba.njit(cache=True)
@@ -178,33 +184,54 @@ def theorem5(c, n, k, h_out):
     return best
 
 
-# --------------------------------------------------------------------------- target rows (LP (6))
-
-
 @numba.njit(cache=True)
-def superior_costs_sorted(nu, D, L, L1, i2, keys, order):
-    """Row i2: ``keys[j] = c_j = r̂_{j i2}/d_{j i2}`` for ``j ∈ Ô_{i2}``, ``order[0:n]`` = Ô_{i2}
-    sorted by (cost, index); returns ``n = L̂_{i2}``."""
+def superiors_into(nu, keys, orders, n_sup, r, values):
+    """Row r of a cache: the superiors ``Ô_r`` of ν in ``orders[r, 0:n]``, their keys
+    ``keys[r, j] = values[j]`` and ``n_sup[r] = n``, sorted by (key, index); returns n.
+
+    If ``Ô_r`` is still the set listed in ``orders[r, 0:n_sup[r]]`` the cached order is kept and
+    only re-sorted (adaptive); otherwise the row is listed afresh in index order.
+    """
     K = nu.shape[0]
-    n = 0
+    n = n_sup[r]
+    same = True
+    count = 0
     for j in range(K):
-        if nu[i2, j] < 0.5:
-            keys[j] = pair_cost(L, L1, D, j, i2)
-            order[n] = j
-            n += 1
-    sort_indices(keys, order, n)
+        if nu[r, j] < 0.5:
+            count += 1
+    if count != n:
+        same = False
+    else:
+        for m in range(n):
+            if not nu[r, orders[r, m]] < 0.5:
+                same = False
+                break
+    if same:
+        for m in range(n):
+            j = orders[r, m]
+            keys[r, j] = values[j]
+    else:
+        n = 0
+        for j in range(K):
+            if nu[r, j] < 0.5:
+                keys[r, j] = values[j]
+                orders[r, n] = j
+                n += 1
+        n_sup[r] = n
+    sort_row(keys, orders, r, n)
     return n
 
 
 @numba.njit(cache=True)
-def row_lp6(keys, order, n, skip, need, buf, h_out):
-    """``V_{i2}(i1)`` from row i2's sorted superiors, leaving out ``skip`` (= i1 if i1 ∈ Ô_{i2},
-    else −1): ``k = |𝒪| − need``; ``k < 0`` → no constraint (``h_out[0] = 0``, ``V = 0``)."""
+def row_lp6(costs, orders, r, n, skip, need, buf, h_out):
+    """``V_{i2}(i1)`` for row ``r = i2`` from its sorted superiors, leaving out ``skip`` (= i1 if
+    i1 ∈ Ô_{i2}, else −1): ``k = |𝒪| − need``; ``k < 0`` → no constraint (``h_out[0] = 0``,
+    ``V = 0``); otherwise :func:`theorem5`."""
     m = 0
     for p in range(n):
-        j = order[p]
+        j = orders[r, p]
         if j != skip:
-            buf[m] = keys[j]
+            buf[m] = costs[r, j]
             m += 1
     k = m - need
     if k < 0:
@@ -215,11 +242,12 @@ def row_lp6(keys, order, n, skip, need, buf, h_out):
 
 @numba.njit(cache=True)
 def target_cache_new(K):
-    """Row cache of the exploration target.
+    """Row cache of the exploration target (one row per i2).
 
-    ``(costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h)``: row i2's costs and sorted
-    superiors; ``V_no[i2], H_no[i2]`` = value and h of LP (6) when the candidate i1 is not a
-    superior of i2; ``V_ex[i2, i1], H_ex[i2, i1]`` when it is (i1 left out of 𝒪).
+    ``(costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, scratch)``: ``costs[i2, j] = c_j`` and
+    ``orders[i2, 0:n_sup[i2]]`` the superiors of i2 sorted by cost; ``V_no[i2], H_no[i2]`` =
+    value and h of LP (6) for a candidate i1 that is not a superior of i2; ``V_ex[i2, i1],
+    H_ex[i2, i1]`` for a candidate i1 that is (left out of 𝒪).  ``H = 0`` means "no constraint".
     """
     costs = np.zeros((K, K), dtype=np.float64)
     orders = np.zeros((K, K), dtype=np.int64)
@@ -229,44 +257,55 @@ def target_cache_new(K):
     V_ex = np.zeros((K, K), dtype=np.float64)
     H_ex = np.zeros((K, K), dtype=np.int64)
     buf = np.zeros(K, dtype=np.float64)
-    h = np.zeros(1, dtype=np.int64)
-    return costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h
+    scratch = np.zeros(K + 1, dtype=np.int64)
+    return costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, scratch
 
 
 @numba.njit(cache=True)
-def target_row_refresh(cache, nu, D, L, L1, i2, winners):
-    """Recompute row i2 of the target cache for every candidate ``i1`` with ``winners[i1]``."""
-    costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, h = cache
+def target_refresh(cache, stale, nu, D, L, L1, winners):
+    """Recompute the rows i2 with ``stale[i2]`` (and clear the flags) for the candidates
+    ``i1`` with ``winners[i1]``; ν, D, L, L1 must be current."""
+    costs, orders, n_sup, V_no, H_no, V_ex, H_ex, buf, scratch = cache
     K = nu.shape[0]
-    n = superior_costs_sorted(nu, D, L, L1, i2, costs[i2], orders[i2])
-    n_sup[i2] = n
-    need = L[i2] - L1 + 1
-    V_no[i2] = row_lp6(costs[i2], orders[i2], n, -1, need, buf, h)
-    H_no[i2] = h[0]
-    for i1 in range(K):
-        if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
-            V_ex[i2, i1] = row_lp6(costs[i2], orders[i2], n, i1, need, buf, h)
-            H_ex[i2, i1] = h[0]
+    h = scratch[K:]
+    for i2 in range(K):
+        if not stale[i2]:
+            continue
+        stale[i2] = False
+        for j in range(K):
+            buf[j] = pair_cost(L, L1, D, j, i2) if nu[i2, j] < 0.5 else 0.0
+        n = superiors_into(nu, costs, orders, n_sup, i2, buf)
+        need = L[i2] - L1 + 1
+        V_no[i2] = row_lp6(costs, orders, i2, n, -1, need, buf, h)
+        H_no[i2] = h[0]
+        for i1 in range(K):
+            if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
+                V_ex[i2, i1] = row_lp6(costs, orders, i2, n, i1, need, buf, h)
+                H_ex[i2, i1] = h[0]
 
 
 @numba.njit(cache=True)
-def ecw_from_rows(cache, nu, D, L, L1, i1):
-    """``C^{E*}_{i1} = Σ_{j ∈ Ĥ_{i1}} r̂_{i1 j}/d_{i1 j} + Σ_{i2 ≠ i1} V_{i2}(i1)`` from the cache
-    (rows must be fresh for the current ν and winner set)."""
+def ecw_values_from_rows(cache, nu, D, L, L1, winners, out):
+    """``out[i1] = C^{E*}_{i1} = Σ_{j ∈ Ĥ_{i1}} r̂_{i1 j}/d_{i1 j} + Σ_{i2 ≠ i1} V_{i2}(i1)`` for every
+    candidate ``winners[i1]`` (NaN for the others), from fresh rows."""
     V_no = cache[3]
     V_ex = cache[5]
     K = nu.shape[0]
-    total = 0.0
-    for j in range(K):
-        if nu[i1, j] > 0.5:
-            total += pair_cost(L, L1, D, i1, j)
-    for i2 in range(K):
-        if i2 != i1:
-            if nu[i2, i1] < 0.5:
-                total += V_ex[i2, i1]
-            else:
-                total += V_no[i2]
-    return total
+    for i1 in range(K):
+        if not winners[i1]:
+            out[i1] = np.nan
+            continue
+        total = 0.0
+        for j in range(K):
+            if nu[i1, j] > 0.5:
+                total += pair_cost(L, L1, D, i1, j)
+        for i2 in range(K):
+            if i2 != i1:
+                if nu[i2, i1] < 0.5:
+                    total += V_ex[i2, i1]
+                else:
+                    total += V_no[i2]
+        out[i1] = total
 
 
 @numba.njit(cache=True)
@@ -320,19 +359,21 @@ def ecw_support_from_rows(cache, nu, D, L, L1, i1, out_a, out_b, out_q):
 
 @numba.njit(cache=True)
 def cover_cache_new(K):
-    """Row cache of the covering test: ``(keys, orders, n_sup, S_no, S_ex)`` — row i2's evidence,
-    its superiors sorted by evidence, and the smallest sums of (5) without / with i1 left out."""
+    """Row cache of the covering test: ``(keys, orders, n_sup, S_no, S_ex, buf)`` — row i2's
+    evidence, its superiors sorted by evidence, and the smallest left-hand side of (5) for a
+    candidate that is not / is (``S_ex[i2, i1]``) a superior of i2."""
     keys = np.zeros((K, K), dtype=np.float64)
     orders = np.zeros((K, K), dtype=np.int64)
     n_sup = np.zeros(K, dtype=np.int64)
     S_no = np.zeros(K, dtype=np.float64)
     S_ex = np.zeros((K, K), dtype=np.float64)
-    return keys, orders, n_sup, S_no, S_ex
+    buf = np.zeros(K, dtype=np.float64)
+    return keys, orders, n_sup, S_no, S_ex, buf
 
 
 @numba.njit(cache=True)
-def row_cover(keys, order, n, skip, need):
-    """Sum of the ``need`` smallest evidences of the sorted superiors, leaving out ``skip``:
+def row_cover(keys, orders, r, n, skip, need):
+    """Sum of the ``need`` smallest evidences of row r's sorted superiors, leaving out ``skip``:
     the smallest left-hand side of (5) for this row; ``+inf`` if fewer than ``need`` remain
     (no constraint)."""
     s = 0.0
@@ -340,10 +381,10 @@ def row_cover(keys, order, n, skip, need):
     for p in range(n):
         if taken == need:
             break
-        j = order[p]
+        j = orders[r, p]
         if j == skip:
             continue
-        s += keys[j]
+        s += keys[r, j]
         taken += 1
     if taken < need:
         return INF
@@ -351,31 +392,28 @@ def row_cover(keys, order, n, skip, need):
 
 
 @numba.njit(cache=True)
-def cover_row_refresh(cache, nu, E, L, L1, i2, winners):
-    """Recompute row i2 of the covering cache (evidence ``E_ij = q_ij d_ij``, e.g. ``N_ij d_ij``)."""
-    keys, orders, n_sup, S_no, S_ex = cache
+def cover_refresh(cache, stale, nu, E, L, L1, winners):
+    """Recompute the covering rows i2 with ``stale[i2]`` (and clear the flags) at evidence
+    ``E_ij = q_ij d_ij`` (e.g. ``N_ij d_ij``) for the candidates ``winners[i1]``."""
+    keys, orders, n_sup, S_no, S_ex, buf = cache
     K = nu.shape[0]
-    row = keys[i2]
-    order = orders[i2]
-    n = 0
-    for j in range(K):
-        if nu[i2, j] < 0.5:
-            row[j] = E[i2, j]
-            order[n] = j
-            n += 1
-    sort_indices(row, order, n)
-    n_sup[i2] = n
-    need = L[i2] - L1 + 1
-    S_no[i2] = row_cover(row, order, n, -1, need)
-    for i1 in range(K):
-        if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
-            S_ex[i2, i1] = row_cover(row, order, n, i1, need)
+    for i2 in range(K):
+        if not stale[i2]:
+            continue
+        stale[i2] = False
+        n = superiors_into(nu, keys, orders, n_sup, i2, E[i2])
+        need = L[i2] - L1 + 1
+        S_no[i2] = row_cover(keys, orders, i2, n, -1, need)
+        for i1 in range(K):
+            if winners[i1] and i1 != i2 and nu[i2, i1] < 0.5:
+                S_ex[i2, i1] = row_cover(keys, orders, i2, n, i1, need)
 
 
 @numba.njit(cache=True)
-def cover_from_rows(cache, nu, E, i1):
-    """Smallest left-hand side over the covering constraints of ``R^E_{i1}`` at evidence E:
-    ``min(min_{j ∈ Ĥ_{i1}} E_{i1 j}, min_{i2 ≠ i1} row minimum of (5))``; ``+inf`` if none.
+def cover_margins(cache, nu, E, winners, out):
+    """``out[i1]`` = smallest left-hand side over the covering constraints of ``R^E_{i1}`` at
+    evidence E — ``min(min_{j ∈ Ĥ_{i1}} E_{i1 j}, min_{i2 ≠ i1} row minimum of (5))``, ``+inf``
+    if there is none — for every candidate ``winners[i1]`` (NaN for the others).
 
     "``q ∈ R^E_{i1}``" in the covering reading ⇔ this is ``≥ 1`` for ``E = q·d``; the test (3)
     of Algorithm 1 with ``q = N/log t`` ⇔ it is ``≥ log t`` for ``E = N·d``.
@@ -383,16 +421,20 @@ def cover_from_rows(cache, nu, E, i1):
     S_no = cache[3]
     S_ex = cache[4]
     K = nu.shape[0]
-    m = INF
-    for j in range(K):
-        if nu[i1, j] > 0.5 and E[i1, j] < m:
-            m = E[i1, j]
-    for i2 in range(K):
-        if i2 != i1:
-            s = S_ex[i2, i1] if nu[i2, i1] < 0.5 else S_no[i2]
-            if s < m:
-                m = s
-    return m
+    for i1 in range(K):
+        if not winners[i1]:
+            out[i1] = np.nan
+            continue
+        m = INF
+        for j in range(K):
+            if nu[i1, j] > 0.5 and E[i1, j] < m:
+                m = E[i1, j]
+        for i2 in range(K):
+            if i2 != i1:
+                s = S_ex[i2, i1] if nu[i2, i1] < 0.5 else S_no[i2]
+                if s < m:
+                    m = s
+        out[i1] = m
 
 
 # --------------------------------------------------------------------------- whole-matrix kernels
@@ -417,10 +459,8 @@ def ecw_values_into(nu, out):
     K = nu.shape[0]
     L, L1, winners, D = _structure(nu)
     cache = target_cache_new(K)
-    for i2 in range(K):
-        target_row_refresh(cache, nu, D, L, L1, i2, winners)
-    for i in range(K):
-        out[i] = ecw_from_rows(cache, nu, D, L, L1, i) if winners[i] else np.nan
+    target_refresh(cache, np.ones(K, dtype=np.bool_), nu, D, L, L1, winners)
+    ecw_values_from_rows(cache, nu, D, L, L1, winners, out)
 
 
 @numba.njit(cache=True)
@@ -434,8 +474,7 @@ def ecw_solution_into(nu, i1, q):
     only = np.zeros(K, dtype=np.bool_)
     only[i1] = True
     cache = target_cache_new(K)
-    for i2 in range(K):
-        target_row_refresh(cache, nu, D, L, L1, i2, only)
+    target_refresh(cache, np.ones(K, dtype=np.bool_), nu, D, L, L1, only)
     cap = K * (K - 1) // 2 + 1
     a = np.zeros(cap, dtype=np.int64)
     b = np.zeros(cap, dtype=np.int64)
@@ -447,13 +486,15 @@ def ecw_solution_into(nu, i1, q):
     for m in range(n):
         q[a[m], b[m]] = v[m]
         q[b[m], a[m]] = v[m]
-    return ecw_from_rows(cache, nu, D, L, L1, i1)
+    out = np.zeros(K, dtype=np.float64)
+    ecw_values_from_rows(cache, nu, D, L, L1, only, out)
+    return out[i1]
 
 
 @numba.njit(cache=True)
 def covering_margin(nu, E, i1):
     """Smallest left-hand side of the covering constraints of ``R^E_{i1}(ν)`` at evidence E
-    (:func:`cover_from_rows` after refreshing every row)."""
+    (:func:`cover_margins` after refreshing every row)."""
     K = nu.shape[0]
     L = np.zeros(K, dtype=np.int64)
     losses_into(nu, L)
@@ -461,9 +502,10 @@ def covering_margin(nu, E, i1):
     only = np.zeros(K, dtype=np.bool_)
     only[i1] = True
     cache = cover_cache_new(K)
-    for i2 in range(K):
-        cover_row_refresh(cache, nu, E, L, L1, i2, only)
-    return cover_from_rows(cache, nu, E, i1)
+    cover_refresh(cache, np.ones(K, dtype=np.bool_), nu, E, L, L1, only)
+    out = np.zeros(K, dtype=np.float64)
+    cover_margins(cache, nu, E, only, out)
+    return out[i1]
 
 
 # --------------------------------------------------------------------------- Python-level API
