@@ -151,7 +151,9 @@ def _reference_pairs(P, T, seed, alpha=ALPHA):
 
 
 def _compiled_pairs(P, T, seed, alpha=ALPHA):
-    R = regret_stack(PreferenceMatrix(P))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ArXiv's exact tie
+        R = regret_stack(PreferenceMatrix(P))
     _, pairs = ccb.run(np.ascontiguousarray(P), R, np.array([T], dtype=np.int64), np.array([alpha]),
                        np.random.default_rng(seed), True)
     return pairs
