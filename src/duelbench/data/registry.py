@@ -25,7 +25,9 @@ mslr_perfect                   136   idem, perfect click model (needs MSLR)
 
 Provenance of the small matrices: ``data/matrices/<name>.yaml``.  MSLR files:
 :mod:`duelbench.data.mslr`.  Seeded random submatrices declared by experiments:
-``data/sampled/*.yaml`` (:mod:`duelbench.data.sampled`).
+``data/sampled/*.yaml`` (:mod:`duelbench.data.sampled`).  Deterministic synthetic matrices
+declared by experiments (generator name + parameters): ``data/generated/*.yaml``
+(:mod:`duelbench.data.generated`).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ import functools
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import mslr, paper_matrices, sampled
+from . import generated, mslr, paper_matrices, sampled
 from .errors import InvalidDataFileError, UnknownDatasetError
 from .paths import display_path
 
@@ -59,7 +61,8 @@ class DatasetInfo:
         ``"printed"`` (CSV transcribed from a paper), ``"submatrix"`` (ranker
         indices into an MSLR matrix), ``"mslr"`` (a whole MSLR file) or
         ``"sampled"`` (a seeded random submatrix declared in ``data/sampled/*.yaml``,
-        see :mod:`duelbench.data.sampled`).
+        see :mod:`duelbench.data.sampled`) or ``"generated"`` (a synthetic matrix declared in
+        ``data/generated/*.yaml``, see :mod:`duelbench.data.generated`).
     """
 
     name: str
@@ -109,6 +112,15 @@ DATASETS: dict[str, DatasetInfo] = {
 }
 
 
+def _register_generated() -> None:
+    """Add the recipes of ``data/generated/*.yaml`` (kind ``"generated"``; K from the built matrix)."""
+    for name, r in generated.recipes().items():
+        if name in DATASETS and DATASETS[name].kind != "generated":
+            raise InvalidDataFileError(f"{r.file}: dataset name {name!r} is already registered")
+        desc = r.description or f"{r.generator} with {r.params}"
+        DATASETS[name] = DatasetInfo(name, desc, generated.generated_K(name), r.origin or r.file, False, "generated")
+
+
 def _register_sampled() -> None:
     """Add the recipes of ``data/sampled/*.yaml`` (kind ``"sampled"``)."""
     for name, r in sampled.recipes().items():
@@ -123,6 +135,7 @@ def _register_sampled() -> None:
         DATASETS[name] = DatasetInfo(name, desc, r.K, r.origin or r.file, parent.needs_mslr, "sampled")
 
 
+_register_generated()  # before the sampled recipes, which may name a generated parent
 _register_sampled()
 
 
@@ -148,7 +161,7 @@ def required_files(name: str, data_root=None) -> list[Path]:
     current directory when it lies below it (as Snakemake expects).
     """
     info = dataset_info(name)
-    if info.kind == "printed":
+    if info.kind in ("printed", "generated"):
         return []
     if info.kind == "sampled":
         return required_files(sampled.recipes()[name].parent, data_root)
@@ -202,6 +215,8 @@ def load_matrix(name: str):
         return mslr.load(name)
     if info.kind == "sampled":
         return sampled.load_sampled(name)
+    if info.kind == "generated":
+        return generated.load_generated(name)
     # full-precision submatrix of an MSLR matrix
     doc = paper_matrices.read_provenance(name)
     ypath = paper_matrices.provenance_path(name)
@@ -221,3 +236,4 @@ def clear_cache() -> None:
     """Forget cached matrices (e.g. after replacing a data file in a long-running process)."""
     load_matrix.cache_clear()
     sampled._draw.cache_clear()
+    generated.load_generated.cache_clear()

@@ -22,6 +22,7 @@ __all__ = [
     "random_btl",
     "hard_condorcet",
     "cyclic",
+    "copeland_cycle_plus_order",
     "random_submatrix",
     "SubmatrixSample",
     "SamplingError",
@@ -213,6 +214,78 @@ def cyclic(K: int, gap=0.1, rng=None, *, name: str | None = None) -> PreferenceM
     up = np.where(i_wins, win, 1.0 - win)  # the loser's entry is exactly 1 - (winner's entry)
     U = np.zeros((K, K))
     U[iu] = up
+    return PreferenceMatrix._trusted(_from_upper(U, K), name=name)
+
+
+# --------------------------------------------------------------------------- Copeland cycle + order
+def _gap(value, what: str) -> float:
+    g = float(value)
+    if not (0.0 < g <= 0.5):
+        raise ValueError(f"{what} must lie in (0, 0.5], got {value!r}")
+    return g
+
+
+def copeland_cycle_plus_order(
+    n_winners: int = 3,
+    n_others: int = 497,
+    g_w: float = 0.1,
+    g_wn: float = 0.1,
+    g_nn: float = 0.1,
+    *,
+    name: str | None = None,
+) -> PreferenceMatrix:
+    """Copeland winners in a cycle above a transitive order (Zoghi et al. 2015, Figure 2).
+
+    Paper 001 L397 describes its 500-arm problem only by structure: "3 Copeland winners in a
+    cycle, each with Copeland score 498; the other 497 arms have Copeland scores ranging from 0
+    to 496".  The declared reading (``data/generated/zoghi2015.yaml``; note ``zoghi2015.md``
+    §5.4, D6) is built here, deterministically (no randomness), with K = n_winners + n_others:
+
+    * arms ``0 .. n_winners-1`` are the winners, in a cycle ``p_{k, k+1 mod n} = 1/2 + g_w``;
+    * every winner beats every non-winner with ``p = 1/2 + g_wn``;
+    * the non-winners ``n_winners .. K-1`` form a transitive order: non-winner i beats
+      non-winner j > i with ``p = 1/2 + g_nn``;
+    * ``p_ji = 1 - p_ij`` and ``p_ii = 1/2``.
+
+    Copeland scores (number of arms beaten): each winner ``(n_winners - 1)/2 + n_others``; the
+    non-winner at position m = 0, 1, … (arm ``n_winners + m``) ``n_others - 1 - m``.  The
+    defaults give the paper's instance: scores 498 for arms 0-2 and 496, 495, …, 0 for arms
+    3-499 (one arm at each score), no Condorcet winner, C = 3, L_C = 1.
+
+    Parameters
+    ----------
+    n_winners : int
+        1 (a single Condorcet winner) or an odd number >= 3.  For 3 the cycle is the whole
+        winner tournament (0 beats 1, 1 beats 2, 2 beats 0).  For odd n >= 5 the cycle alone
+        leaves pairs undetermined; they are completed to the regular (rotational) tournament:
+        winner k beats winner ``k + d mod n`` for ``d = 1 .. (n - 1)/2``, so all winners keep
+        equal scores.  An even number >= 2 is rejected (winners cannot then tie).
+    n_others : int
+        Number of non-winners (>= 0; K = n_winners + n_others must be >= 2).
+    g_w, g_wn, g_nn : float
+        Gaps in (0, 1/2] of winner-winner, winner-non-winner and non-winner pairs; the winning
+        entry is ``fl(1/2 + g)`` and the losing entry exactly ``1 -`` that (as in :func:`cyclic`).
+    name : str, optional
+        Name of the returned matrix.
+    """
+    if isinstance(n_winners, bool) or int(n_winners) != n_winners or isinstance(n_others, bool) \
+            or int(n_others) != n_others:
+        raise ValueError(f"n_winners and n_others must be integers, got {n_winners!r} and {n_others!r}")
+    n_w, n_o = int(n_winners), int(n_others)
+    if not (n_w == 1 or (n_w >= 3 and n_w % 2 == 1)):
+        raise ValueError(f"n_winners must be 1 or an odd number >= 3 (tied winners in a cycle), got {n_winners}")
+    if n_o < 0 or n_w + n_o < 2:
+        raise ValueError(f"need n_others >= 0 and n_winners + n_others >= 2, got {n_winners} and {n_others}")
+    w_w = 0.5 + _gap(g_w, "g_w")
+    w_wn = 0.5 + _gap(g_wn, "g_wn")
+    w_nn = 0.5 + _gap(g_nn, "g_nn")
+    K = n_w + n_o
+    U = np.full((K, K), w_nn)  # upper triangle a < b: among non-winners the lower index wins
+    U[:n_w, n_w:] = w_wn  # winners (lower indices) beat non-winners
+    half = (n_w - 1) // 2
+    for a in range(n_w):
+        for b in range(a + 1, n_w):
+            U[a, b] = w_w if (b - a) % n_w <= half else 1.0 - w_w
     return PreferenceMatrix._trusted(_from_upper(U, K), name=name)
 
 
