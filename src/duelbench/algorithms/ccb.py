@@ -125,11 +125,11 @@ import numpy as np
 
 from duelbench.engine.kernels import duel, recorder_new, recorder_step, uniform_index
 from duelbench.stats.bounds import ucb
-from duelbench.stats.confident_beats import cb_new, cb_refresh_pair
-from duelbench.stats.counts import new_counts, record_outcome
+from duelbench.stats.confident_beats import cb_new, cb_observe, cb_refresh_pair
+from duelbench.stats.counts import new_counts
 from duelbench.stats.heap import heap_top
 
-from .registry import AlgorithmSpec
+from .registry import AlgorithmSpec, alpha_above_half
 
 ALPHA = 0  # index of α in the params array
 
@@ -614,10 +614,7 @@ def update(state, i, j, i_won, t):
     W, cb, params, sc = state[0], state[1], state[2], state[3]
     sc[LAST_C] = i
     sc[LAST_D] = j
-    if i == j:
-        return
-    record_outcome(W, i, j, i_won)
-    cb_refresh_pair(cb, W, i, j, math.log(t), params[ALPHA])
+    cb_observe(cb, W, i, j, i_won, math.log(t), params[ALPHA])  # self-comparisons are not counted
 
 
 @numba.njit(cache=True)
@@ -632,16 +629,11 @@ def run(P, regret, checkpoints, params, rng, record_pairs):
     return rec[3], rec[4]
 
 
-def _validate(p):
-    if not p["alpha"] > 0.5:
-        raise ValueError(f"ccb: alpha must be > 1/2 (Zoghi et al. 2015, Algorithm 1), got {p['alpha']}")
-
-
 ALGORITHM = AlgorithmSpec(
     name="ccb",
     title="CCB",
     reference="Zoghi et al. (NIPS 2015), Algorithm 1; alpha = 0.51 as in Komiyama et al. (2016) L305",
     defaults={"alpha": 0.51},
     run=run,
-    validate=_validate,
+    validate=alpha_above_half("ccb", "Zoghi et al. 2015, Algorithm 1"),
 )
