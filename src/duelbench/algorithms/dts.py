@@ -53,28 +53,30 @@ def init(K, params):
 
 
 @numba.njit(cache=True)
-def copeland_candidates(state):
-    """Lines 4–6: C = arms with the maximal optimistic Copeland count; returns |C| and one member."""
-    B, cb, params, in_C, theta, score = state
-    n_lost = cb[1]
+def copeland_candidates(n_lost, in_C):
+    """Lines 4–6: C = arms with the maximal optimistic Copeland count (the fewest confident
+    losses); fills the mask ``in_C`` and returns |C| (one member of C if |C| = 1, via −size)."""
     fewest = n_lost.min()
     size = 0
     member = -1
-    for i in range(B.shape[0]):
+    for i in range(n_lost.shape[0]):
         in_C[i] = n_lost[i] == fewest
         if in_C[i]:
             size += 1
             member = i
-    return size, member
+    return member if size == 1 else -size
 
 
 @numba.njit(cache=True)
-def first_candidate(state, rng):
-    """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C."""
-    B, cb, params, in_C, theta, score = state
-    size, member = copeland_candidates(state)
-    if size == 1:
-        return member
+def first_candidate(B, n_lost, in_C, theta, score, rng):
+    """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C.
+
+    Helpers receive only the arrays they use (passing the state tuple costs a reference-count
+    update per array and call in numba).
+    """
+    only = copeland_candidates(n_lost, in_C)
+    if only >= 0:
+        return only
     K = B.shape[0]
     for i in range(K):
         score[i] = 0.0
@@ -93,10 +95,8 @@ def first_candidate(state, rng):
 
 
 @numba.njit(cache=True)
-def second_candidate(state, a1, rng):
+def second_candidate(B, beats, a1, rng):
     """Lines 13–14: a(2) = argmax of fresh samples of column a(1) among arms not beating a(1)."""
-    B, cb, params, in_C, theta, score = state
-    beats = cb[0]
     best = 0.5
     a2 = a1
     for i in range(B.shape[0]):
@@ -111,9 +111,10 @@ def second_candidate(state, a1, rng):
 
 @numba.njit(cache=True)
 def select(state, t, rng):
-    cb_advance(state[1], math.log(t))
-    a1 = first_candidate(state, rng)
-    return a1, second_candidate(state, a1, rng)
+    B, cb, params, in_C, theta, score = state
+    cb_advance(cb, math.log(t))
+    a1 = first_candidate(B, cb[1], in_C, theta, score, rng)
+    return a1, second_candidate(B, cb[0], a1, rng)
 
 
 @numba.njit(cache=True)

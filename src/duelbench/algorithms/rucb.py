@@ -53,11 +53,14 @@ def init(K, params):
 
 
 @numba.njit(cache=True)
-def choose_candidate(state, t, rng):
-    """Lines "C = …" to "sample c": the candidate c and the update of the hypothesis set B."""
-    W, cb, hyp, params, u_col, mask = state
-    K = W.shape[0]
-    n_lost = cb[1]
+def choose_candidate(n_lost, hyp, mask, rng):
+    """Lines "C = …" to "sample c": the candidate c and the update of the hypothesis set B.
+
+    ``n_lost`` are the confident-loss counts of :mod:`duelbench.stats.confident_beats`
+    (C = arms with none).  Helpers receive only the arrays they use: passing the whole state
+    tuple costs a reference-count update per array and call in numba.
+    """
+    K = n_lost.shape[0]
     size = 0
     for c in range(K):
         mask[c] = n_lost[c] == 0
@@ -89,13 +92,12 @@ def choose_candidate(state, t, rng):
 
 
 @numba.njit(cache=True)
-def choose_opponent(state, c, log_t, rng):
+def choose_opponent(W, c, log_t, alpha, u_col, mask, rng):
     """d ← argmax_j u_jc, ties at random, excluding c when another arm ties with it."""
-    W, cb, hyp, params, u_col, mask = state
     K = W.shape[0]
     best = -np.inf
     for j in range(K):
-        u_col[j] = ucb(W, j, c, log_t, params[ALPHA])
+        u_col[j] = ucb(W, j, c, log_t, alpha)
         mask[j] = True
         if j != c and u_col[j] > best:
             best = u_col[j]
@@ -107,10 +109,11 @@ def choose_opponent(state, c, log_t, rng):
 @numba.njit(cache=True)
 def select(state, t, rng):
     """One step's pair (c, d) at time t."""
+    W, cb, hyp, params, u_col, mask = state
     log_t = math.log(t)
-    cb_advance(state[1], log_t)
-    c = choose_candidate(state, t, rng)
-    d = choose_opponent(state, c, log_t, rng)
+    cb_advance(cb, log_t)
+    c = choose_candidate(cb[1], hyp, mask, rng)
+    d = choose_opponent(W, c, log_t, params[ALPHA], u_col, mask, rng)
     return c, d
 
 
