@@ -1,0 +1,111 @@
+"""Replication status: one row per published item of every paper, from the papers' ``checks.csv``.
+
+``figures/<paper>/checks.csv`` (columns :data:`duelbench.report.checks.CHECK_COLUMNS`) is what
+each paper's experiment writes; :func:`write_replication_status` reads them all and writes
+``figures/replication_status.csv`` (columns :data:`~duelbench.report.checks.STATUS_COLUMNS`)
+with :func:`duelbench.report.checks.status_rows`.  The paper name is the folder of its
+``checks.csv``.  Each item whose checks are not all passed gets a note naming the failed and
+the inconclusive checks (with the reproduced and published values, or the reason); at a
+fidelity other than ``paper`` the note also says that ``full``-gated checks are indicative
+only (:func:`duelbench.report.checks.is_asserted`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from .checks import STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
+
+__all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status"]
+
+_NOTE_EVIDENCE = 90
+
+
+def read_checks_csv(path) -> tuple[str, list[CheckResult]]:
+    """``(paper, results)`` of a ``<figures>/<paper>/checks.csv``."""
+    path = os.fspath(path)
+    paper = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    rows = read_csv_rows(path)
+    missing = {"claim_id", "kind", "item", "outcome"} - set(rows[0] if rows else {"claim_id", "kind", "item", "outcome"})
+    if missing:
+        raise ValueError(f"{path}: not a checks.csv (missing columns {sorted(missing)})")
+    out = []
+    for r in rows:
+        if r["outcome"] not in ("pass", "fail", "inconclusive"):
+            raise ValueError(f"{path}: check {r['claim_id']!r} has outcome {r['outcome']!r}")
+        check = {"id": r["claim_id"], "kind": r["kind"], "item": r["item"], "description": r.get("description", ""),
+                 "published": r.get("published") or None, "statistic": r.get("statistic", ""),
+                 "test": r.get("test", ""), "gate": r.get("gate", "")}
+        out.append(CheckResult(check=check, outcome=r["outcome"], reproduced=r.get("reproduced") or None,
+                               evidence=r.get("evidence", ""), fidelity=r.get("fidelity", ""),
+                               asserted=str(r.get("asserted", "")).lower() == "true"))
+    return paper, out
+
+
+def _short(text: str, n: int = _NOTE_EVIDENCE) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> dict[str, str]:
+    """A note per item with failed or inconclusive published checks (item -> text)."""
+    failed: dict[str, list[str]] = {}
+    open_: dict[str, list[str]] = {}
+    for r in results:
+        if r.check["kind"] != "published" or r.outcome == "pass":
+            continue
+        c = r.check
+        if r.outcome == "fail":
+            detail = f"reproduced {r.reproduced}" + (f" vs published {c['published']}" if c.get("published") else "")
+            if c["test"].endswith("welch"):
+                detail = _short(r.evidence)
+            failed.setdefault(c["item"], []).append(f"{c['id']} ({detail})")
+        else:
+            open_.setdefault(c["item"], []).append(c["id"] if len(open_.get(c["item"], [])) else
+                                                   f"{c['id']} ({_short(r.evidence)})")
+    prefix = ""
+    if fidelity and fidelity != "paper":
+        prefix = f"fidelity {fidelity}: checks gated 'full' are indicative only. "
+    out = {}
+    for item in sorted(set(failed) | set(open_)):
+        parts = []
+        if item in failed:
+            parts.append(f"failed: {'; '.join(failed[item])}")
+        if item in open_:
+            parts.append(f"{len(open_[item])} inconclusive (reasons in checks.csv): {', '.join(open_[item])}")
+        out[item] = prefix + ". ".join(parts)
+    return out
+
+
+def status_table(checks_paths: Sequence[str], fidelity: str | None = None) -> list[dict]:
+    """Status rows of every paper (papers in path order, items sorted)."""
+    rows = []
+    seen = set()
+    for path in checks_paths:
+        paper, results = read_checks_csv(path)
+        if paper in seen:
+            raise ValueError(f"two checks.csv files for paper {paper!r}")
+        seen.add(paper)
+        fid = fidelity or next((r.fidelity for r in results if r.fidelity), None)
+        notes = item_notes(results, fid)
+        rows.extend(status_rows(paper, results, notes))
+    return rows
+
+
+def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelity: str | None = None,
+                             log: str | None = None) -> list[dict]:
+    """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
+    from duelbench.experiments import log_to
+
+    from .provenance import Timer, write_sidecar
+
+    paths = sorted(os.fspath(p) for p in checks_paths)
+    with log_to(log), Timer() as t:
+        rows = status_table(paths, fidelity)
+        write_status_csv(rows, out_path)
+        for r in rows:
+            print(f"{r['paper']} / {r['item']}: {r['status']} ({r['checks_passed']}/{r['checks_total']})", flush=True)
+    write_sidecar(out_path, inputs=paths, config={"fidelity": fidelity, "columns": list(STATUS_COLUMNS)},
+                  extra={"papers": sorted({r["paper"] for r in rows}), "rows": len(rows)}, **t.as_kwargs())
+    return rows
