@@ -56,9 +56,12 @@ Decisions
    ``R^E_{i1}``, ``C^{E*}_{i1}`` are defined for ``i1 ∈ C_cop`` only (L202).
 8. **Ties in argmin and in R^{E*}** ("ties are broken arbitrarily", L170): lowest index for î;
    for q* the rules of :mod:`duelbench.bounds.ecw` (sort by (cost, index), smallest h).
-9. **d = 0 guards** (note §2.1 item 6): those of :mod:`duelbench.bounds.ecw`; a target
-   ``q* = +inf`` always counts as "below target".  ``q* ln t > N`` is used for
-   ``q* > N/ln t``.
+9. **"q*_ab > N_ab / log t"** (L11) is evaluated as ``e*_ab ln t > N_ab d_ab`` with the
+   normalised target ``e* = q* d`` (1 on the pairs of (4), ``1/(h − k)`` on those Theorem 5
+   selects): the same inequality multiplied by ``d_ab > 0``, without a division per pair
+   (:func:`duelbench.bounds.ecw.ecw_support_from_rows`).  **d = 0 guards** (note §2.1 item 6):
+   those of :mod:`duelbench.bounds.ecw`; ``d = 0`` on a pair of the target (possible only by
+   underflow) makes it "below target" for every ``t > 1``.
 10. **Fixed orders** (note §2.1 item 7): L_C is traversed in increasing pair id (pairs (i, i)
     included); L_N is sorted at the end of each pass.  The engine relabels arms at random per
     run, so the orders carry no information.
@@ -220,8 +223,8 @@ def refresh_pair(W, mu, D, E, L, winners, cover_stale, target_stale, counters, a
 @numba.njit(cache=True)
 def rebuild(state):
     """Recompute every statistic from W and mark every cached row stale (tests, resets)."""
-    W, mu, D, E, L, winners = state[S_W], state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN]
-    counters = state[S_COUNTERS]
+    W, mu, D, E = state[S_W], state[S_MU], state[S_D], state[S_E]
+    L, winners, counters = state[S_L], state[S_WIN], state[S_COUNTERS]
     K = W.shape[0]
     for i in range(K):
         for j in range(K):
@@ -309,15 +312,6 @@ def add_next(LN, in_LR, in_LN, counters, K, a, b):
 
 
 @numba.njit(cache=True)
-def add_below_target(W, sa, sb, sq, n, LN, in_LR, in_LN, counters, log_t):
-    """Line (11), last clause: every pair of the support of q* with ``q*_ab ln t > N_ab``."""
-    K = W.shape[0]
-    for m in range(n):
-        if sq[m] * log_t > n_pair(W, sa[m], sb[m]):
-            add_next(LN, in_LR, in_LN, counters, K, sa[m], sb[m])
-
-
-@numba.njit(cache=True)
 def end_of_pass(LC, LN, in_LR, in_LN, counters):
     """Line (18): ``L_C, L_R ← L_N`` (sorted: decision 10), ``L_N ← ∅``; back to line (4)."""
     n = counters[LN_LEN]
@@ -335,9 +329,9 @@ def end_of_pass(LC, LN, in_LR, in_LN, counters):
 @numba.njit(cache=True)
 def pass_step(state, i, j, t):
     """Lines (7)–(16) after the draw of ``p(t) = (i, j)`` from L_C."""
-    W, mu, D, E, L, winners = state[S_W], state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN]
+    mu, D, E, L, winners = state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN]
     LN, in_LR, in_LN, counters = state[S_LN], state[S_IN_LR], state[S_IN_LN], state[S_COUNTERS]
-    K = W.shape[0]
+    K = mu.shape[0]
     L1 = counters[MIN_LOSS]
     log_t = math.log(t)
     in_LR[min(i, j) * K + max(i, j)] = False  # (14): L_R ← L_R \ {p(t)}
@@ -346,9 +340,10 @@ def pass_step(state, i, j, t):
     if star < 0:  # (11): explore towards the optimal q* of R^{E*}_{î*}(μ̂)
         target = state[S_TARGET]
         star = best_candidate(target, state[S_TARGET_STALE], mu, D, L, L1, winners, values)
-        sa, sb, sq = state[S_SUP_A], state[S_SUP_B], state[S_SUP_Q]
-        n = ecw_support_from_rows(target, mu, D, L, L1, star, sa, sb, sq)
-        add_below_target(W, sa, sb, sq, n, LN, in_LR, in_LN, counters, log_t)
+        sa, sb = state[S_SUP_A], state[S_SUP_B]
+        n = ecw_support_from_rows(target, mu, D, L, L1, star, E, log_t, sa, sb, state[S_SUP_Q])
+        for m in range(n):  # the pairs below target: q*_ab d_ab ln t > N_ab d_ab (decision 9)
+            add_next(LN, in_LR, in_LN, counters, K, sa[m], sb[m])
     add_next(LN, in_LR, in_LN, counters, K, star, star)  # (9) / (12)
     counters[PASS_PTR] += 1
     if counters[PASS_PTR] >= counters[LC_LEN]:
@@ -381,8 +376,8 @@ def update(state, i, j, i_won, t):
     if i != j:
         W = state[S_W]
         record_outcome(W, i, j, i_won)
-        refresh_pair(W, state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN], state[S_COVER_STALE],
-                     state[S_TARGET_STALE], state[S_COUNTERS], i, j)
+        refresh_pair(W, state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN],
+                     state[S_COVER_STALE], state[S_TARGET_STALE], state[S_COUNTERS], i, j)
     if state[S_COUNTERS][MODE] == PASS:
         pass_step(state, i, j, t)
 

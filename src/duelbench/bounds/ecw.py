@@ -309,22 +309,30 @@ def ecw_values_from_rows(cache, nu, D, L, L1, winners, out):
 
 
 @numba.njit(cache=True)
-def ecw_support_from_rows(cache, nu, D, L, L1, i1, out_a, out_b, out_q):
-    """The optimal ``q ∈ R^{E*}_{i1}`` as a sparse list: ``(out_a[m], out_b[m], out_q[m])`` for
-    ``m < count`` (returned); pairs not listed have ``q = 0``.  Capacity K(K − 1)/2 suffices."""
+def ecw_support_from_rows(cache, nu, D, L, L1, i1, E, scale, out_a, out_b, out_q):
+    """The pairs of the optimal ``q ∈ R^{E*}_{i1}`` whose normalised target ``e_ab = q_ab d_ab``
+    satisfies ``e_ab · scale > E_ab``, as a sparse list ``(out_a[m], out_b[m], out_q[m] = q_ab)``
+    for ``m < count`` (returned).  ``e = 1`` on the pairs of (4) and ``1/(h − k)`` on the pairs
+    Theorem 5 selects in a row of (5).
+
+    With ``E < 0`` everywhere and ``scale = 1`` this is the whole support (every other pair has
+    ``q = 0``).  ECW-RMED passes its evidence ``E = N·d(μ̂)`` and ``scale = ln t``: then the test
+    is ``q_ab ln t > N_ab`` multiplied by ``d_ab``, the pairs below their target (line 11), with
+    no division per pair.  Capacity K(K − 1)/2 suffices.
+    """
     orders = cache[1]
     n_sup = cache[2]
     H_no = cache[4]
     H_ex = cache[6]
     K = nu.shape[0]
     m = 0
-    for j in range(K):  # (4): q_{i1 j} = 1/d_{i1 j}
-        if nu[i1, j] > 0.5:
+    for j in range(K):  # (4): q_{i1 j} = 1/d_{i1 j}, e = 1
+        if nu[i1, j] > 0.5 and scale > E[i1, j]:
             out_a[m] = i1
             out_b[m] = j
             out_q[m] = inverse_divergence(D, i1, j)
             m += 1
-    for i2 in range(K):  # (5) via Theorem 5
+    for i2 in range(K):  # (5) via Theorem 5: e = 1/(h − k) on the h cheapest superiors
         if i2 == i1:
             continue
         if nu[i2, i1] < 0.5:
@@ -339,6 +347,7 @@ def ecw_support_from_rows(cache, nu, D, L, L1, i1, out_a, out_b, out_q):
             continue
         k = size - (L[i2] - L1 + 1)
         e = 1.0 / (h - k)
+        threshold = e * scale
         taken = 0
         for p in range(n_sup[i2]):
             if taken == h:
@@ -346,11 +355,12 @@ def ecw_support_from_rows(cache, nu, D, L, L1, i1, out_a, out_b, out_q):
             j = orders[i2, p]
             if j == skip:
                 continue
-            out_a[m] = j
-            out_b[m] = i2
-            out_q[m] = e * inverse_divergence(D, j, i2)
-            m += 1
             taken += 1
+            if threshold > E[j, i2]:
+                out_a[m] = j
+                out_b[m] = i2
+                out_q[m] = e * inverse_divergence(D, j, i2)
+                m += 1
     return m
 
 
@@ -479,7 +489,7 @@ def ecw_solution_into(nu, i1, q):
     a = np.zeros(cap, dtype=np.int64)
     b = np.zeros(cap, dtype=np.int64)
     v = np.zeros(cap, dtype=np.float64)
-    n = ecw_support_from_rows(cache, nu, D, L, L1, i1, a, b, v)
+    n = ecw_support_from_rows(cache, nu, D, L, L1, i1, np.full((K, K), -1.0), 1.0, a, b, v)
     for x in range(K):
         for y in range(K):
             q[x, y] = 0.0
