@@ -257,6 +257,7 @@ def test_one_arm_kernel_plays_the_arm_against_itself():
     assert (pairs == 0).all() and (out == 0).all()
 
 
+@pytest.mark.filterwarnings("ignore::duelbench.problems.matrix.TiedPairWarning")
 def test_tied_pair_is_force_terminated():
     """p_01 = 1/2 exactly: reward calls never decide; every phase runs to its force-termination."""
     P = np.array([[0.5, 0.5], [0.5, 0.5]])
