@@ -44,6 +44,7 @@ STYLES: dict[str, tuple[str, str, str]] = {
     "rcs": ("RCS", _OI["black"], "-"),
     "savage": ("Copeland SAVAGE", "#8c564b", "-."),
     "copeland_savage": ("Copeland SAVAGE", "#8c564b", "-."),
+    "copeland_savage": ("Copeland SAVAGE", "#8c564b", "-."),
     "btm": ("BTM", "#bcbd22", "-."),
     "sparring": ("Sparring", "#17becf", "-."),
     "pbr": ("PBR", "#9467bd", "-."),

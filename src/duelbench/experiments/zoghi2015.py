@@ -122,6 +122,8 @@ DEFAULT_WINNER_STATISTICS = ("mslr_informational",)
 MAIN_CLICK_MODEL = "mslr_informational"
 #: Matrices of Figures 1-3 (theory check ``delta_star_ge_delta``).
 FIGURE_MATRICES = ("mslr5_noncondorcet", "zoghi_copeland500", "mslr5_condorcet")
+#: The horizon-mode baseline of Figure 1 (statistic ``savage:*``).
+SAVAGE = "copeland_savage"
 
 
 # --------------------------------------------------------------------------------------------
@@ -361,11 +363,7 @@ def appendix_c_tables(shard_paths: Sequence[str], out: Mapping[str, str], config
         atomic_write_text(out["table1_md"], md)
         write_table(ac.c_lc_distribution(records), out["c_lc_csv"])
         write_table(ac.delta_ratio_table(main), out["delta_ratio_csv"])
-        cost = ac.cost_table([p + ".json" for p in paths])
-        import pandas as pd
-
-        rows = [{"click_model": m, "K": K, "seconds_per_sample": v} for m, d in cost.items() for K, v in d.items()]
-        write_table(pd.DataFrame(rows, columns=["click_model", "K", "seconds_per_sample"]), out["appendix_c_cost_csv"])
+        write_table(ac.cost_table([p + ".json" for p in paths]), out["appendix_c_cost_csv"])
         print(f"{len(paths)} shards, {sum(r.k.size for r in records.values())} samples")
     for key in APPENDIX_C_TABLES:
         write_sidecar(out[key], inputs=paths, config=s["appendix_c"], seeds={"seed": int(a["seed"])},
@@ -383,6 +381,7 @@ def appendix_c_figures(out: Mapping[str, str], config: Mapping, fidelity: str | 
     """Figures 4, 5, 6 from the Appendix-C tables (+ sidecars)."""
     import matplotlib.pyplot as plt
     import pandas as pd
+    from matplotlib.ticker import MaxNLocator
 
     from duelbench.report.provenance import Timer, write_sidecar
 
@@ -408,7 +407,7 @@ def appendix_c_figures(out: Mapping[str, str], config: Mapping, fidelity: str | 
         ax.set_ylim(-0.02, 1.02)
         ax.grid(True, alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
-        ax.set_title(f"Figure 4: Condorcet winner in random K-subsets (± 1 s.e.; {note})", fontsize=8)
+        ax.set_title(f"Figure 4: Condorcet winner in random K-subsets\n(mean ± 1 s.e.; {note})", fontsize=8)
         fig.tight_layout()
         save_figure(fig, [out["figure4_pdf"], out["figure4_png"]])
         # Figure 5
@@ -419,9 +418,11 @@ def appendix_c_figures(out: Mapping[str, str], config: Mapping, fidelity: str | 
             d = dist[dist["quantity"] == q]
             ax.scatter(d["K"], d["value"], s=d["percent"] * 1.2, alpha=0.5, color="#0072B2", edgecolors="none")
             ax.set_ylabel(label, fontsize=8)
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.grid(True, alpha=0.3)
         axes[1].set_xlabel("number of arms K")
-        axes[0].set_title(f"Figure 5: circle area ∝ percentage of samples with that value ({note})", fontsize=8)
+        axes[0].set_title(f"Figure 5: C and L_C of the informational samples; circle area ∝ percentage of the "
+                          f"samples of size K\n({note})", fontsize=8)
         fig.tight_layout()
         save_figure(fig, [out["figure5_pdf"], out["figure5_png"]])
         # Figure 6
@@ -440,7 +441,8 @@ def appendix_c_figures(out: Mapping[str, str], config: Mapping, fidelity: str | 
         ax.set_ylabel(r"$\Delta^2 / \Delta_{\min}^2$")
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(frameon=False, fontsize=8)
-        ax.set_title(f"Figure 6: Delta (Def. 3.6) vs Delta_min (Def. 3.2), C = K excluded ({note})", fontsize=8)
+        ax.set_title(f"Figure 6: Delta (Def. 3.6) vs Delta_min (Def. 3.2), informational samples with C < K\n"
+                     f"({note})", fontsize=8)
         fig.tight_layout()
         save_figure(fig, [out["figure6_pdf"], out["figure6_png"]])
     for key, src in (("figure4_pdf", "condorcet_csv"), ("figure4_png", "condorcet_csv"), ("figure5_pdf", "c_lc_csv"),
@@ -717,7 +719,12 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
             m[stat] = _m(evidence=f"dataset {dataset} is in no configured regret item")
             continue
         T = rg.item_settings(s, item)["horizon"]
-        algs = parts[2:4] if parts[0] == "order" else parts[2:3]
+        if parts[0] == "order":
+            algs = parts[2:4]
+        elif parts[0] == "savage":  # the item's horizon-mode (SAVAGE) algorithm
+            algs = [a.name for a in rg.item_settings(s, item)["algorithms"] if a.name == SAVAGE][:1] or [SAVAGE]
+        else:
+            algs = parts[2:3]
         missing = [x for x in algs if (dataset, x, T) not in groups]
         if missing:
             m[stat] = _m(evidence=f"{', '.join(missing)} not configured for {item} ({dataset})")
@@ -790,6 +797,39 @@ def checks(out: Mapping[str, str], shard_paths: Sequence[str], config: Mapping, 
                          "outcomes": {o: sum(r.outcome == o for r in results) for o in ("pass", "fail", "inconclusive")}},
                   **t.as_kwargs())
     return results
+
+
+# --------------------------------------------------------------------------------------------
+# cost extrapolation
+# --------------------------------------------------------------------------------------------
+def extrapolated_cost(config: Mapping, throughput_csv: str, cost_csv: str, *, fidelity: str = "paper"):
+    """CPU seconds of every job of ``fidelity``, **extrapolated** from a smaller build's measurements.
+
+    ``throughput_csv`` / ``cost_csv`` are ``throughput.csv`` and ``appendix_c_cost.csv`` of a
+    finished build (e.g. the quick one). A simulation shard costs ``horizon x runs`` steps at the
+    measured ``cpu_steps_per_second`` of its (dataset, algorithm) (per-step cost can change with
+    t, so this is an extrapolation); an Appendix-C shard costs the sum over its samples of the
+    measured CPU seconds per sample at that K (linearly interpolated between measured K).
+    Returns one row per shard: ``part, name, algorithm, horizon, units, cpu_s``.
+    """
+    import pandas as pd
+
+    thr = pd.read_csv(throughput_csv)
+    rate = thr.groupby(["dataset", "algorithm"])["cpu_steps_per_second"].median().to_dict()
+    cost = pd.read_csv(cost_csv)
+    rows = []
+    for sp in shard_specs(config, fidelity):
+        r = rate.get((sp.dataset, sp.algorithm))
+        steps = sp.horizon * (sp.run_stop - sp.run_start)
+        rows.append({"part": "regret", "name": sp.dataset, "algorithm": sp.algorithm, "horizon": sp.horizon,
+                     "units": steps, "cpu_s": steps / r if r else np.nan})
+    for sh in appendix_c_shards(config, fidelity):
+        c = cost[(cost["click_model"] == sh.click_model) & (cost["mode"] == sh.mode)].sort_values("K")
+        ks = np.array([K for K, _ in sh.pairs()], dtype=float)
+        per = np.interp(ks, c["K"].to_numpy(float), c["cpu_seconds_per_sample"].to_numpy(float)) if len(c) else np.nan
+        rows.append({"part": "appendix_c", "name": sh.click_model, "algorithm": sh.mode, "horizon": 0,
+                     "units": sh.stop - sh.start, "cpu_s": float(np.sum(per))})
+    return pd.DataFrame(rows)
 
 
 # --------------------------------------------------------------------------------------------

@@ -316,7 +316,7 @@ def compute_samples(P: np.ndarray, click_model: str, seed: int, pairs: Sequence[
 
     Keys: ``k``, ``index``, ``subset`` (packed 136-bit masks), ``has_cw``, ``C``, ``L_C``,
     ``delta``, ``delta_min``, ``smith``, ``winners`` (n x len(NOTIONS) x bytes, packed masks over
-    the original ranker indices), ``seconds`` (wall time per sample). In mode ``condorcet`` only
+    the original ranker indices), ``seconds`` and ``cpu_seconds`` (wall and CPU time per sample). In mode ``condorcet`` only
     ``has_cw`` is computed: ``C``, ``L_C``, ``smith`` are -1, the deltas NaN, the masks empty.
     """
     from duelbench.problems.winners import condorcet_winner
@@ -333,9 +333,10 @@ def compute_samples(P: np.ndarray, click_model: str, seed: int, pairs: Sequence[
         "C": np.zeros(n, dtype=np.int16), "L_C": np.zeros(n, dtype=np.int16),
         "delta": np.zeros(n), "delta_min": np.zeros(n), "smith": np.zeros(n, dtype=np.int16),
         "winners": np.zeros((n, len(NOTIONS), nbytes), dtype=np.uint8), "seconds": np.zeros(n),
+        "cpu_seconds": np.zeros(n),
     }
     for row, (K, i) in enumerate(pairs):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         s = sample_subset(seed, click_model, K, i, n_arms)
         out["k"][row], out["index"][row] = K, i
         out["subset"][row] = _mask(s, range(K), n_arms)
@@ -344,6 +345,7 @@ def compute_samples(P: np.ndarray, click_model: str, seed: int, pairs: Sequence[
             out["C"][row] = out["L_C"][row] = out["smith"][row] = -1
             out["delta"][row] = out["delta_min"][row] = np.nan
             out["seconds"][row] = time.perf_counter() - t0
+            out["cpu_seconds"][row] = time.process_time() - c0
             if progress is not None:
                 progress(row + 1, n)
             continue
@@ -354,6 +356,7 @@ def compute_samples(P: np.ndarray, click_model: str, seed: int, pairs: Sequence[
         for j, notion in enumerate(NOTIONS):
             out["winners"][row, j] = _mask(s, st.winners[notion], n_arms)
         out["seconds"][row] = time.perf_counter() - t0
+        out["cpu_seconds"][row] = time.process_time() - c0
         if progress is not None:
             progress(row + 1, n)
     return out
@@ -394,18 +397,19 @@ def run_shard(shard: AppendixCShard, *, log=print) -> dict[str, np.ndarray]:
               "k_values": list(shard.k_values), "samples_per_k": shard.samples_per_k, "start": shard.start,
               "stop": shard.stop, "support_tol": shard.support_tol, "notions": list(NOTIONS),
               "n_arms": int(P.K), "matrix": P.identity, "mode": shard.mode}
-    seconds = arrays.pop("seconds")
+    seconds, cpu = arrays.pop("seconds"), arrays.pop("cpu_seconds")
     _atomic_npz(shard.path, {"header": np.array(json.dumps(header, sort_keys=True)), **arrays})
-    by_k = {}
+    by_k, cpu_by_k = {}, {}
     for K in np.unique(arrays["k"]):
         sel = arrays["k"] == K
         by_k[int(K)] = float(seconds[sel].mean())
+        cpu_by_k[int(K)] = float(cpu[sel].mean())
     write_sidecar(
         shard.path, config=json.loads(shard.job_params()),
         seeds={"seed": shard.seed, "stream": "SeedSequence(seed, spawn_key=(*key_words('zoghi2015_appendix_c', click model), K, i))"},
         extra={"experiment": "zoghi2015", "part": "appendix_c", "samples": len(pairs), "notions": list(NOTIONS)},
         run_info={"samples_per_second": len(pairs) / t.wall if t.wall > 0 else None,
-                  "mean_seconds_per_sample_by_k": by_k},
+                  "mean_seconds_per_sample_by_k": by_k, "mean_cpu_seconds_per_sample_by_k": cpu_by_k},
         **t.as_kwargs(),
     )
     return arrays
@@ -636,13 +640,23 @@ def delta_ratio_table(rec: Records) -> "object":
     return pd.DataFrame(rows, columns=["K", "mean_ratio", "median_ratio", "stderr", "n_defined", "n_samples"])
 
 
-def cost_table(sidecars: Sequence[str]) -> dict:
-    """Mean seconds per sample by click model and K from shard sidecars (``run.info``)."""
-    out: dict[str, dict[int, list[float]]] = {}
+def cost_table(sidecars: Sequence[str]) -> "object":
+    """Cost per sample from shard sidecars (``run.info``): columns ``click_model, mode, K,
+    seconds_per_sample, cpu_seconds_per_sample`` (host dependent)."""
+    import pandas as pd
+
+    acc: dict[tuple[str, str, int], list[list[float]]] = {}
     for path in sidecars:
         with open(path, encoding="utf-8") as fh:
             doc = json.load(fh)
-        model = doc["content"]["config"]["click_model"]
-        for K, s in (doc["run"]["info"].get("mean_seconds_per_sample_by_k") or {}).items():
-            out.setdefault(model, {}).setdefault(int(K), []).append(float(s))
-    return {m: {K: float(np.mean(v)) for K, v in sorted(d.items())} for m, d in out.items()}
+        cfg = doc["content"]["config"]
+        info = doc["run"]["info"]
+        wall = info.get("mean_seconds_per_sample_by_k") or {}
+        cpu = info.get("mean_cpu_seconds_per_sample_by_k") or {}
+        for K, w in wall.items():
+            acc.setdefault((cfg["click_model"], cfg.get("mode", "full"), int(K)), []).append(
+                [float(w), float(cpu.get(K, np.nan))])
+    rows = [{"click_model": m, "mode": mode, "K": K, "seconds_per_sample": float(np.mean([v[0] for v in vals])),
+             "cpu_seconds_per_sample": float(np.mean([v[1] for v in vals]))}
+            for (m, mode, K), vals in sorted(acc.items())]
+    return pd.DataFrame(rows, columns=["click_model", "mode", "K", "seconds_per_sample", "cpu_seconds_per_sample"])

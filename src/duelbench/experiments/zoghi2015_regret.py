@@ -139,8 +139,12 @@ def throughput_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]
     """Steps per second per (item, dataset, algorithm, horizon) from the shard sidecars.
 
     Columns: ``item, dataset, K, algorithm, horizon, shards, runs, steps, wall_s,
-    steps_per_second`` (total steps / total wall time), ``min_shard_steps_per_second``,
-    ``max_shard_steps_per_second``. Host dependent: a measurement, not a result.
+    steps_per_second`` (total steps / total wall time), ``cpu_s, cpu_steps_per_second`` (the
+    same per CPU second: less sensitive to other load on the host),
+    ``min_shard_steps_per_second``, ``max_shard_steps_per_second`` (the sidecars'
+    ``run.info.steps_per_second``). Host dependent: a measurement, not a result. Horizon-mode
+    algorithms count ``horizon x runs`` steps although they simulate every point of their
+    horizon grid.
     """
     import pandas as pd
 
@@ -150,14 +154,14 @@ def throughput_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]
     rows = []
     for item in REGRET_ITEMS:
         for (dataset, alg, _h, horizon), group in group_shards(specs_by_item[item]).items():
-            steps = wall = 0.0
+            steps = wall = cpu = 0.0
             rates = []
             for spec in group:
                 doc = read_sidecar(spec.path)
                 st = float(doc["content"]["extra"].get("steps", horizon * (spec.run_stop - spec.run_start)))
-                w = float(doc["run"].get("wall_time_s") or np.nan)
                 steps += st
-                wall += w
+                wall += float(doc["run"].get("wall_time_s") or np.nan)
+                cpu += float(doc["run"].get("cpu_time_s") or np.nan)
                 rate = (doc["run"].get("info") or {}).get("steps_per_second")
                 if rate is not None:
                     rates.append(float(rate))
@@ -165,6 +169,7 @@ def throughput_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]
                          "horizon": int(horizon), "shards": len(group),
                          "runs": int(sum(sp.run_stop - sp.run_start for sp in group)), "steps": int(steps),
                          "wall_s": wall, "steps_per_second": steps / wall if wall > 0 else np.nan,
+                         "cpu_s": cpu, "cpu_steps_per_second": steps / cpu if cpu > 0 else np.nan,
                          "min_shard_steps_per_second": min(rates) if rates else np.nan,
                          "max_shard_steps_per_second": max(rates) if rates else np.nan})
     return pd.DataFrame(rows)
@@ -223,9 +228,9 @@ def plot_item(table, s: Mapping, item: str, out_paths: Sequence[str], *, fidelit
         fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 5),
                    frameon=False, bbox_to_anchor=(0.5, 1.0), fontsize=8)
     runs = it["runs"]
-    fig.suptitle(f"{ITEM_TITLES[item]}; mean ± 1 s.e. over {runs} runs, T = {it['horizon']:.3g}, "
-                 f"fidelity {fidelity}", y=0.01, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.9))
+    fig.suptitle(f"{ITEM_TITLES[item]}\nmean ± 1 s.e. over {runs} runs, T = {it['horizon']:.3g}, fidelity {fidelity}",
+                 y=0.01, va="bottom", fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
     save_figure(fig, out_paths)
 
 

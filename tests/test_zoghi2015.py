@@ -1,0 +1,343 @@
+"""Zoghi et al. 2015 experiment: Appendix-C sampling and statistics, settings, checks logic.
+
+The MSLR-dependent tests use the data mirror (``mslr_mirror`` fixture; skipped without it).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from duelbench.experiments import ConfigError
+from duelbench.experiments import zoghi2015 as z
+from duelbench.experiments import zoghi2015_appendix_c as ac
+from duelbench.problems import winners as W
+from duelbench.problems.generators import random_btl
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def config() -> dict:
+    with open(CHECKOUT / "config" / "config.yaml") as fh:
+        return yaml.safe_load(fh)
+
+
+@pytest.fixture(scope="module")
+def informational(mslr_mirror):
+    import os
+
+    os.environ.setdefault("DUELBENCH_DATA_MIRROR", str(mslr_mirror))
+    from duelbench import load_matrix
+
+    return load_matrix("mslr_informational")
+
+
+def random_matrix(K: int, rng: np.random.Generator, noise: float = 0.3) -> np.ndarray:
+    """A random preference matrix with cycles: a BTL core plus skew-symmetric noise, no ties."""
+    theta = rng.normal(size=K)
+    eta = rng.normal(scale=noise, size=(K, K))
+    eta = np.triu(eta, 1)
+    eta = eta - eta.T
+    P = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :] + eta)))
+    np.fill_diagonal(P, 0.5)
+    return P
+
+
+# --------------------------------------------------------------------------------------------
+# sampling
+# --------------------------------------------------------------------------------------------
+def test_sample_subsets_are_sorted_uniform_k_subsets():
+    for K in (1, 2, 17, 135, 136):
+        s = ac.sample_subset(2015, "mslr_informational", K, 3)
+        assert s.shape == (K,) and np.all(np.diff(s) > 0) and s.min() >= 0 and s.max() < 136
+    assert np.array_equal(ac.sample_subset(2015, "mslr_informational", 136, 0), np.arange(136))
+
+
+def test_sample_streams_depend_only_on_seed_model_k_and_index():
+    a = ac.sample_subset(7, "mslr_informational", 20, 5)
+    assert np.array_equal(a, ac.sample_subset(7, "mslr_informational", 20, 5))
+    assert not np.array_equal(a, ac.sample_subset(7, "mslr_informational", 20, 6))
+    assert not np.array_equal(a, ac.sample_subset(8, "mslr_informational", 20, 5))
+    assert not np.array_equal(a, ac.sample_subset(7, "mslr_navigational", 20, 5))
+
+
+def test_uniform_marginals():
+    """Each ranker is in a K-subset with probability K/136."""
+    counts = np.zeros(136)
+    n = 2000
+    for i in range(n):
+        counts[ac.sample_subset(0, "mslr_perfect", 10, i)] += 1
+    p = counts / n
+    assert abs(p.mean() - 10 / 136) < 1e-12
+    assert np.all(np.abs(p - 10 / 136) < 5 * math.sqrt((10 / 136) / n))
+
+
+def _plan(samples_per_shard, k_values=(1, 3, 50, 136), n=7):
+    return ac.plan_shards(fidelity="t", click_models=["mslr_informational", "mslr_perfect"], seed=11,
+                          k_values=list(k_values), samples_per_k=n, samples_per_shard=samples_per_shard,
+                          support_tol=1e-9, full_models=["mslr_informational"], root="r")
+
+
+def test_shard_layout_covers_each_sample_once_and_changes_no_sample():
+    for sps in (1, 4, 7, 10, 1000):
+        shards = _plan(sps)
+        for model in ("mslr_informational", "mslr_perfect"):
+            pairs = [p for sh in shards if sh.click_model == model for p in sh.pairs()]
+            assert pairs == [(K, i) for K in (1, 3, 50, 136) for i in range(7)]
+    modes = {sh.click_model: sh.mode for sh in _plan(5)}
+    assert modes == {"mslr_informational": "full", "mslr_perfect": "condorcet"}
+    # the folder names what the content depends on, not the layout
+    assert {Path(sh.path).parent for sh in _plan(3)} == {Path(sh.path).parent for sh in _plan(8)}
+    other = ac.plan_shards(fidelity="t", click_models=["mslr_perfect"], seed=12, k_values=[1, 3, 50, 136],
+                           samples_per_k=7, samples_per_shard=5, support_tol=1e-9, full_models=[], root="r")
+    assert Path(other[0].path).parent != Path([s for s in _plan(5) if s.click_model == "mslr_perfect"][0].path).parent
+
+
+def test_shard_job_params_round_trip():
+    sh = _plan(5)[2]
+    assert ac.AppendixCShard.from_job_params(sh.job_params(), sh.path) == sh
+
+
+def test_per_sample_records_do_not_depend_on_the_layout(informational):
+    P = informational.values
+    pairs = [(K, i) for K in (1, 4, 40, 136) for i in range(3)]
+    whole = ac.compute_samples(P, "mslr_informational", 5, pairs)
+    parts = [ac.compute_samples(P, "mslr_informational", 5, pairs[a:a + 5]) for a in range(0, len(pairs), 5)]
+    for key in whole:
+        if key in ("seconds", "cpu_seconds"):
+            continue
+        joined = np.concatenate([p[key] for p in parts])
+        assert np.array_equal(whole[key], joined, equal_nan=key.startswith("delta")), key
+
+
+def test_bad_settings_raise_clear_errors():
+    with pytest.raises(ac.AppendixCError, match="k_values"):
+        ac.resolve_k_values([0, 5])
+    with pytest.raises(ac.AppendixCError, match="click_models"):
+        ac.plan_shards(fidelity="t", click_models=["mslr_other"], seed=0, k_values="all", samples_per_k=1,
+                       samples_per_shard=1, support_tol=1e-9)
+
+
+# --------------------------------------------------------------------------------------------
+# per-sample statistics
+# --------------------------------------------------------------------------------------------
+def test_top_cycle_restriction_gives_the_full_von_neumann_supports():
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        K = int(rng.integers(2, 25))
+        P = random_matrix(K, rng, noise=float(rng.choice([0.05, 0.5, 2.0])))
+        union, solution, smith = ac.von_neumann_supports(P, 1e-9)
+        assert union == W.von_neumann_support(P, 1e-9, "union")
+        assert solution == W.von_neumann_support(P, 1e-9, "solution")
+        S = ac.top_cycle(P)
+        assert smith == S.size
+        outside = np.setdiff1d(np.arange(K), S)
+        assert np.all(P[np.ix_(S, outside)] > 0.5)  # members beat every non-member
+        assert set(W.copeland_winners(P)) <= set(S.tolist())
+
+
+def test_top_cycle_of_transitive_and_cyclic_matrices():
+    P = random_btl(6, np.random.default_rng(0)).values
+    assert ac.top_cycle(P).tolist() == [W.condorcet_winner(P)]
+    C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
+    assert ac.top_cycle(C3).tolist() == [0, 1, 2]
+
+
+#: Arm 0 beats everyone narrowly (Condorcet winner); arm 1 beats 2 and 3 by far (Borda winner).
+COPELAND_NOT_BORDA = np.array([
+    [0.50, 0.51, 0.51, 0.51],
+    [0.49, 0.50, 0.90, 0.90],
+    [0.49, 0.10, 0.50, 0.60],
+    [0.49, 0.10, 0.40, 0.50],
+])
+
+
+def test_statistics_of_a_matrix_whose_copeland_and_borda_winners_differ():
+    st = ac.sample_statistics(COPELAND_NOT_BORDA)
+    assert st.has_cw and st.C == 1 and st.L_C == 0
+    assert st.winners["copeland"] == (0,)
+    assert st.winners["borda"] == (1,)
+    assert st.winners["vn_union"] == st.winners["vn_solution"] == (0,)
+    assert st.smith == 1
+    # Delta (Def. 3.6) = min over winner/non-winner gaps 0.01 and Delta*_min; Delta_min = 0.01
+    assert st.delta_min == pytest.approx(0.01)
+    assert st.ratio == pytest.approx((st.delta / 0.01) ** 2)
+
+
+def test_statistics_of_a_cycle_and_of_a_single_arm():
+    C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
+    st = ac.sample_statistics(C3)
+    assert not st.has_cw and st.C == 3 and st.L_C == 1
+    assert math.isnan(st.ratio)  # C = K: Delta undefined (Z7)
+    assert st.winners["vn_union"] == (0, 1, 2)
+    one = ac.sample_statistics(np.array([[0.5]]))
+    assert one.has_cw and one.C == 1 and one.L_C == 0 and math.isnan(one.ratio)
+    assert all(w == (0,) for w in one.winners.values())
+
+
+def _records(mats, ks=None):
+    """Records of hand-made matrices (each sample uses rankers 0..K-1)."""
+    n_arms = 8
+    rows = {k: [] for k in ("k", "index", "subset", "has_cw", "C", "L_C", "delta", "delta_min", "smith", "winners")}
+    for j, P in enumerate(mats):
+        K = P.shape[0]
+        s = np.arange(K)
+        st = ac.sample_statistics(P)
+        rows["k"].append(K if ks is None else ks[j])
+        rows["index"].append(j)
+        rows["subset"].append(ac._mask(s, range(K), n_arms))
+        rows["has_cw"].append(st.has_cw)
+        rows["C"].append(st.C)
+        rows["L_C"].append(st.L_C)
+        rows["delta"].append(st.delta)
+        rows["delta_min"].append(st.delta_min)
+        rows["smith"].append(st.smith)
+        rows["winners"].append(np.stack([ac._mask(s, st.winners[n], n_arms) for n in ac.NOTIONS]))
+    arrays = {k: np.asarray(v) for k, v in rows.items()}
+    return ac.Records(click_model="hand", arrays=arrays, n_arms=n_arms)
+
+
+def test_overlaps_and_table1_on_hand_made_matrices():
+    C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
+    rec = _records([COPELAND_NOT_BORDA, C3], ks=[4, 4])
+    ov = rec.overlap("copeland", "borda")
+    assert ov.tolist() == [False, True]
+    assert rec.overlap("copeland", "vn_union").tolist() == [True, True]
+    assert rec.contained("copeland", "vn_union").tolist() == [True, True]
+    assert rec.winner_indices(0, "borda") == (1,)
+    long = ac.table1_long(rec, "C", "union")
+    main = long[long["variant"] == "main"]
+    cell = main[(main["row"] == "copeland") & (main["column"] == "borda")].iloc[0]
+    assert cell["percent"] == pytest.approx(50.0)
+    assert cell["se"] == pytest.approx(100 * math.sqrt(0.25 / 2))
+    assert not bool(cell["calibrated"])
+    rw = main[(main["row"] == "borda") & (main["column"] == "random_walk")].iloc[0]
+    assert bool(rw["calibrated"])
+    assert set(long["variant"]) == {"main", "rw_a", "rw_b", "vn_solution"}
+    mat = ac.table1_matrix(long)
+    assert list(mat.columns) == list(ac.TABLE1_NOTIONS)
+    assert list(mat.index) == list(ac.TABLE1_NOTIONS) + ["copeland_in_vn_support"]
+    assert np.allclose(np.diag(mat.loc[list(ac.TABLE1_NOTIONS)].to_numpy()), 100)
+    assert mat.loc["copeland", "borda"] == mat.loc["borda", "copeland"] == pytest.approx(50.0)
+
+
+def test_equal_weight_pooling_and_its_standard_error():
+    k = np.array([1, 1, 2, 2, 2, 2])
+    flag = np.array([1, 0, 1, 1, 1, 0])
+    pct, se = ac.pooled_percentage(k, flag)
+    assert pct == pytest.approx(62.5)
+    assert se == pytest.approx(100 * math.sqrt(0.5 * 0.5 / 2 + 0.75 * 0.25 / 4) / 2)
+
+
+def test_condorcet_c_lc_and_delta_tables():
+    C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
+    T3 = np.array([[0.5, 0.6, 0.8], [0.4, 0.5, 0.55], [0.2, 0.45, 0.5]])
+    rec = _records([C3, T3])
+    cond = ac.condorcet_table({"hand": rec})
+    assert cond["p_condorcet"].tolist() == [0.5] and cond["n_samples"].tolist() == [2]
+    assert cond["stderr"].iloc[0] == pytest.approx(math.sqrt(0.25 / 2))
+    dist = ac.c_lc_distribution({"hand": rec})
+    c = dist[dist["quantity"] == "C"].set_index("value")["count"].to_dict()
+    assert c == {1: 1, 3: 1}
+    ratio = ac.delta_ratio_table(rec)
+    # T3 (Condorcet winner 0, L_C = 0): Delta*_i = the largest gap among i's losses, Delta*_1 = 0.1,
+    # Delta*_2 = 0.3; Delta = min(0.1, 0.3, Delta*_min = 0.1) = 0.1, Delta_min = 0.05: ratio 4
+    assert ratio["n_defined"].tolist() == [1]  # the cycle (C = K) is excluded
+    assert ratio["mean_ratio"].iloc[0] == pytest.approx(4.0)
+
+
+# --------------------------------------------------------------------------------------------
+# facts of the data files (fixed properties of the MSLR matrices)
+# --------------------------------------------------------------------------------------------
+def test_facts_of_the_mslr_matrices(informational):
+    facts = z.fact_measurements()
+    assert facts["facts:informational_has_no_cw"].value is True
+    assert facts["facts:navigational_and_perfect_have_cw"].value is True
+    assert facts["facts:full_delta_ratio"].value == 1419
+
+
+def test_delta_star_pairs_is_at_least_delta(informational):
+    P = informational.submatrix(list(range(12)))
+    ds = z.delta_star_pairs(P)
+    gaps = np.abs(P.values - 0.5)
+    assert np.all(ds >= gaps)
+
+
+# --------------------------------------------------------------------------------------------
+# settings and checks logic
+# --------------------------------------------------------------------------------------------
+def test_settings_defaults_and_errors(config):
+    for fid in ("paper", "quick", "smoke"):
+        s = z.settings(config, fid)
+        assert s["appendix_c"]["winner_statistics"] == ["mslr_informational"]
+        assert s["appendix_c"]["random_walk_main"] == "C"
+    assert z.settings(config, "paper")["appendix_c"]["k_values_resolved"] == list(range(1, 137))
+    bad = copy.deepcopy(config)
+    bad["zoghi2015"]["appendix_c"]["pooling"] = "pooled_samples"
+    with pytest.raises(ConfigError, match="pooling"):
+        z.settings(bad, "paper")
+    bad = copy.deepcopy(config)
+    bad["zoghi2015"]["figure1"]["algorithms"] = ["ccb", "ccbb"]
+    with pytest.raises(ConfigError, match=r"zoghi2015.figure1.algorithms\[1\]"):
+        z.check_settings(bad, "paper")
+
+
+def test_config_section_matches_its_schema(config):
+    import jsonschema
+
+    with open(CHECKOUT / "workflow" / "schemas" / "zoghi2015.schema.yaml") as fh:
+        schema = yaml.safe_load(fh)
+    from duelbench.experiments import effective_config
+
+    for fid in ("paper", "quick", "smoke"):
+        jsonschema.validate(effective_config(config, fid)["zoghi2015"], schema)
+
+
+def test_outputs_and_shards_follow_the_fidelity(config):
+    paper = z.outputs(config, "paper")
+    assert paper["checks_csv"] == "figures/zoghi2015/checks.csv"
+    assert z.outputs(config, "smoke")["table1_md"] == "results/smoke/figures/zoghi2015/table1_overlap.md"
+    shards = z.appendix_c_shards(config, "paper")
+    assert len(shards) == 3 * 136 * 10000 // 20000
+    regret = z.regret_shards(config, "paper")
+    savage = [s for s in regret["figure1"] if s.algorithm == "copeland_savage"]
+    assert sorted({s.horizon for s in savage}) == [10**7, 2 * 10**7]  # the T/2 comparison job
+    assert {s.run_stop - s.run_start for s in regret["figure2"]} == {1}
+
+
+def test_pooled_statistics_are_inconclusive_without_every_k(tmp_path, config):
+    """At a fidelity that samples only some K, pooled statistics are not faked."""
+    s = z.settings(config, "smoke")
+    C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
+    rec = _records([COPELAND_NOT_BORDA, C3], ks=[1, 136])
+    out = {k: str(tmp_path / f"{k}.csv") for k in ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")}
+    rec.click_model = z.MAIN_CLICK_MODEL
+    ac.condorcet_table({z.MAIN_CLICK_MODEL: rec}).to_csv(out["condorcet_csv"], index=False)
+    ac.table1_long(rec).to_csv(out["table1_long_csv"], index=False)
+    ac.c_lc_distribution({z.MAIN_CLICK_MODEL: rec}).to_csv(out["c_lc_csv"], index=False)
+    ac.delta_ratio_table(rec).to_csv(out["delta_ratio_csv"], index=False)
+    m = z.appendix_c_measurements(out, s)
+    for stat in ("table1:copeland:borda", "table1:copeland_in_vn_support", "fig4:decreases_rapidly",
+                 "fig5:c_and_lc_small", "fig6:mean_over_k"):
+        assert m[stat].value is None and "needs every K" in m[stat].evidence, stat
+    assert m["fig6:mean_at_135"].value is None
+    # the Condorcet sample is labelled K = 1, the cycle K = 136
+    assert m["fig4:endpoints"].value is True and "P_136 = 0.0" in m["fig4:endpoints"].evidence
+
+
+def test_every_registry_statistic_is_documented_and_computed(config):
+    from duelbench.report.checks import load_registry
+
+    reg = load_registry(z.registry_path())
+    doc = z.__doc__
+    for c in reg["checks"]:
+        stat = c["statistic"]
+        head = stat.split(":")[0]
+        documented = stat in doc or any(f"``{head}:" in line for line in doc.splitlines())
+        assert documented, stat
