@@ -86,13 +86,18 @@ Stale rows are recomputed lazily — covering rows at each L_C step (the test ru
 rows only when the test fails — and re-sorted from their previous order.  The assembled numbers
 are bit-identical to recomputing everything from μ̂ (``tests/test_algorithms_ecw_rmed.py``
 checks this after every step).  Remaining per-step work: O(K·|C_cop|) for the test plus the
-stale rows (O(K) each), the target (O(K·|C_cop|) plus its support) when the test fails, and the
-O(K²) line-(4) scan at the start of each outer iteration.
+stale rows (O(K) each); when the test fails, the target (O(K·|C_cop|)) and a walk over the
+support of q* (up to K(K − 1)/2 pairs, O(K²) when L̂^(1) is large); and the O(K²) line-(4) scan
+at the start of each outer iteration.
 
-Measured single-core speed (T = 10^5, α = 3, β = 0.01, including the engine's regret
-bookkeeping): about 3·10^5 steps/s at K = 5 (MultiSol, MSLR-5), 2.5·10^5 at K = 16 (Sushi) and
-3–4·10^4 at K = 64 (random and MSLR submatrices; the first ~10^5 steps, where every pair is
-still being drawn and μ̂ changes sign often, are the slowest).
+Measured single-core speed (CPU time of ``run``, α = 3, β = 0.01, including the engine's
+regret bookkeeping; T = 10^5 / T = 10^6): K = 5 (MultiSol, MSLR-5 non-Condorcet) 3–4·10^5 /
+4.2–4.4·10^5 steps/s; K = 16 (Sushi) 2.6·10^5 / 3.6·10^5; K = 64 (an MSLR submatrix with gaps
+≥ 0.0005, a random matrix) 3.4–4.6·10^4 / 0.9–1.1·10^5.  The first ~10^5 steps at K = 64, where
+every pair is still being drawn and μ̂ changes sign often, are the slowest.  In numba every
+array handed to a non-inlined call costs an atomic reference-count update, so the hot
+functions take the few arrays they use rather than the state tuple, and the cache kernels
+loop over rows internally.
 """
 
 import math
