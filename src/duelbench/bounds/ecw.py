@@ -56,7 +56,7 @@ Decisions
 
 Kernels and caching
 -------------------
-Everything is an ``numba.njit(cache=True)`` kernel on a plain (K, K) float64 matrix ν (a
+Everything is a ``numba.njit(cache=True)`` kernel on a plain (K, K) float64 matrix ν (a
 :class:`~duelbench.problems.matrix.PreferenceMatrix`'s values or ECW-RMED's empirical ``μ̂``)
 plus its divergence matrix ``D``, losses ``L`` and ``L1 = L̂^(1)``.  The per-row quantities
 live in a *row cache* (:func:`target_cache_new`); :func:`target_refresh` recomputes the rows
