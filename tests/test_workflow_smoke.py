@@ -68,7 +68,9 @@ def built(tmp_path_factory):
         shutil.copy2(CHECKOUT / item, root / item)
     for folder in ("workflow", "config", "src"):
         shutil.copytree(CHECKOUT / folder, root / folder, ignore=ignore)
-    shutil.copytree(CHECKOUT / "data" / "matrices", root / "data" / "matrices", ignore=ignore)
+    # the whole data folder (matrices, declared recipes, published registries), never the
+    # downloaded MSLR files
+    shutil.copytree(CHECKOUT / "data", root / "data", ignore=shutil.ignore_patterns("*.npz", "__pycache__"))
     (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\n")
     _git(root, "init", "-q")
     _git(root, "add", "-A")
