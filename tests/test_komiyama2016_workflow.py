@@ -1,0 +1,177 @@
+"""Smoke-fidelity build of the `komiyama2016` and `report` targets in a temporary copy of the checkout.
+
+As in test_workflow_smoke.py, the copy is a fresh git repository, so the build's results,
+numba cache and Snakemake metadata stay out of the working tree. Only the rules files this
+target needs are copied (common, komiyama2016, report), so work in progress on other papers'
+rules cannot break it. The MSLR matrix comes from the data mirror (skipped without it). The
+first build compiles the six algorithms into the copy's numba cache (a few minutes on two
+cores); the simulations themselves take seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+RULES = ("common.smk", "komiyama2016.smk", "report.smk")
+
+pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
+
+
+def _env(mirror: Path) -> dict:
+    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
+    env = {k: v for k, v in os.environ.items() if k not in drop}
+    env["DUELBENCH_DATA_MIRROR"] = str(mirror)
+    return env
+
+
+def _git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-c", "user.name=duelbench-test", "-c", "user.email=test@example.invalid", *args],
+                          cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def snakemake(root: Path, mirror: Path, *args: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run([SNAKEMAKE, "--profile", "config/profiles/smoke", *args], cwd=root, capture_output=True,
+                          text=True, env=_env(mirror), timeout=1700)
+    if proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
+    return proc
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, mslr_mirror):
+    root = tmp_path_factory.mktemp("kom_checkout")
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+    for item in ("Snakefile", "pyproject.toml"):
+        shutil.copy2(CHECKOUT / item, root / item)
+    for folder in ("config", "src"):
+        shutil.copytree(CHECKOUT / folder, root / folder, ignore=ignore)
+    shutil.copytree(CHECKOUT / "workflow", root / "workflow", ignore=ignore)
+    for smk in (root / "workflow" / "rules").glob("*.smk"):
+        if smk.name not in RULES:
+            smk.unlink()
+    for sub in ("matrices", "sampled", "published"):
+        shutil.copytree(CHECKOUT / "data" / sub, root / "data" / sub, ignore=ignore)
+    (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\ndata/mslr/\n")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "snapshot")
+    snakemake(root, mslr_mirror, "komiyama2016", "report")
+    with open(root / "config" / "config.yaml") as f:
+        config = yaml.safe_load(f)
+    return root, config, mslr_mirror
+
+
+def _outputs(config):
+    from duelbench.experiments import komiyama2016 as kom
+
+    return kom.outputs(config, "smoke")
+
+
+def test_every_output_with_a_sidecar(built):
+    root, config, _ = built
+    head = _git(root, "rev-parse", "HEAD")
+    outs = list(_outputs(config).values()) + ["results/smoke/figures/replication_status.csv"]
+    for rel in outs:
+        p = root / rel
+        assert p.is_file() and p.stat().st_size > 0, rel
+        side = json.loads(Path(str(p) + ".json").read_text())
+        assert side["schema"] == "duelbench.provenance/1"
+        assert side["content"]["code"]["commit"] == head and side["content"]["code"]["dirty"] is False
+        assert side["run"]["wall_time_s"] is not None
+    for name in ("figure1", "figure2", "robustness"):
+        assert (root / _outputs(config)[f"{name}_pdf"]).read_bytes().startswith(b"%PDF")
+        assert (root / _outputs(config)[f"{name}_png"]).read_bytes().startswith(b"\x89PNG")
+    shards = list((root / "results" / "smoke" / "komiyama2016" / "table1").rglob("samples-*.csv"))
+    assert len(shards) == 2 and all(Path(str(s) + ".json").is_file() for s in shards)
+    assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
+
+
+def test_checks_csv_theory_checks_pass(built, checkout):
+    from duelbench.report.checks import load_registry, read_csv_rows
+
+    root, config, _ = built
+    rows = read_csv_rows(root / _outputs(config)["checks"])
+    reg = load_registry(checkout / "data" / "published" / "komiyama2016.yaml")
+    assert [r["claim_id"] for r in rows] == [c["id"] for c in reg["checks"]]
+    assert {r["fidelity"] for r in rows} == {"smoke"}
+    quick = [r for r in rows if r["gate"] == "quick"]
+    assert quick and all(r["kind"] == "theory" for r in quick)
+    assert all(r["outcome"] == "pass" for r in quick), [(r["claim_id"], r["evidence"]) for r in quick]
+    by_id = {r["claim_id"]: r for r in rows}
+    # a panel the smoke fidelity leaves out is inconclusive, with the reason
+    assert by_id["c10_savage_gt_ecw_sushi"]["outcome"] == "inconclusive"
+    assert "not a Figure 1-2 panel at fidelity smoke" in by_id["c10_savage_gt_ecw_sushi"]["evidence"]
+    # printed-matrix claims are decided at every fidelity
+    assert by_id["gap_ecwb_over_lb"]["outcome"] in ("pass", "fail")
+    assert by_id["multisol_three_winners"]["outcome"] == "pass"
+
+
+def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
+    from duelbench.bounds.ccb import bound_constants_row
+    from duelbench.data import registry as data_registry
+    from duelbench.experiments import komiyama2016 as kom
+
+    root, config, mirror = built
+    monkeypatch.setenv("DUELBENCH_DATA_MIRROR", str(mirror))
+    monkeypatch.setenv("DUELBENCH_DATA_DIR", str(root / "data"))
+    data_registry.clear_cache()
+    try:
+        rows = kom.read_rows(root / _outputs(config)["bounds"])
+        s = kom.settings(config, "smoke")
+        assert [r["matrix"] for r in rows] == kom.bound_datasets(s)
+        for r in rows:
+            direct = bound_constants_row(data_registry.load_matrix(r["matrix"]), name=r["matrix"])
+            for k, v in direct.items():
+                assert (float(r[k]) == v) if isinstance(v, float) else (r[k] == str(v)), (r["matrix"], k)
+        ds = {d["dataset"]: d for d in kom.read_rows(root / _outputs(config)["datasets"])}
+        from duelbench.data import sampled
+
+        for name in s["robustness"]["datasets"] + [d for d in kom.panels(s) if d.startswith("kom_")]:
+            assert ds[name]["parent_indices"] == ";".join(map(str, sampled.sampled_indices(name)))
+            assert int(ds[name]["tries"]) == sampled.sampled_tries(name)
+    finally:
+        data_registry.clear_cache()
+
+
+def test_tables_and_status(built, checkout):
+    from duelbench.report.checks import read_csv_rows
+
+    root, config, _ = built
+    out = _outputs(config)
+    t1 = {r["quantity"]: r for r in read_csv_rows(root / out["table1_csv"])}
+    assert int(t1["lb"]["n"]) == 40 and t1["lb"]["published"] == "670" and t1["lb"]["check_id"] == "table1_lb_mean"
+    assert t1["ccb_rhs_def36"]["published"] == "880000" and t1["ecwb"]["published"] == "730"
+    assert 0 < float(t1["acceptance_rate"]["mean"]) < 1
+    md = (root / out["table1_md"]).read_text()
+    assert "ccb_rhs_def36" in md and "acceptance rate" in md and "Condorcet winner" in md
+    regret = read_csv_rows(root / out["regret"])
+    assert {r["dataset"] for r in regret} == {"kom_mslr16_noncondorcet", "gap", "cyclic"}
+    labels = {r["label"] for r in regret}
+    assert "ECW-RMED (beta = 0)" in labels and "Copeland SAVAGE" in labels
+    final = read_csv_rows(root / out["final"])
+    assert {r["study"] for r in final} == {"panel", "robustness"}
+    assert all(math.isfinite(float(r["final"])) for r in final)
+    rob = read_csv_rows(root / out["robustness_csv"])
+    assert rob and {r["dataset"] for r in rob} == {"kom_mslr16_noncondorcet_r1"}
+    assert {r["panel"] for r in rob} == {"kom_mslr16_noncondorcet"}
+    status = read_csv_rows(root / "results" / "smoke" / "figures" / "replication_status.csv")
+    assert {r["paper"] for r in status} == {"komiyama2016"}
+    assert {r["item"] for r in status} == {"Table 1", "Figure 1", "Gap bound ratio", "Table 3"}
+    assert all(r["note"].startswith("fidelity smoke") for r in status if r["status"] != "replicated")
+
+
+def test_rebuild_has_nothing_to_do(built):
+    root, _, mirror = built
+    proc = snakemake(root, mirror, "-n", "komiyama2016", "report")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
