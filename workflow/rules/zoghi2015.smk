@@ -18,6 +18,8 @@ ZOGHI_SHARDS = register_shards(zoghi_exp.shard_specs(config), owner="zoghi2015")
 ZOGHI_AC_BY_PATH = {s.path: s for s in ZOGHI_AC}
 ZOGHI_AC_PATHS = [s.path for s in ZOGHI_AC]
 ZOGHI_SETTINGS_JSON = json.dumps(ZOGHI_SETTINGS, sort_keys=True)
+# Editing the experiment's code (not only its settings) rebuilds its tables, figures and checks.
+ZOGHI_CODE = zoghi_exp.experiment_code_hash()
 ZOGHI_AC_TABLES = [ZOGHI_OUT[k] for k in zoghi_exp.APPENDIX_C_TABLES]
 ZOGHI_AC_FIGURES = [ZOGHI_OUT[k] for k in zoghi_exp.APPENDIX_C_FIGURES]
 ZOGHI_REGRET_FIGURES = [ZOGHI_OUT[k] for item in zoghi_exp.rg.REGRET_ITEMS for k in zoghi_exp.regret_figure_keys(item)]
@@ -70,6 +72,7 @@ rule zoghi2015_appendix_c_tables:
         ZOGHI_AC_TABLES + [sidecar(p) for p in ZOGHI_AC_TABLES],
     params:
         settings=ZOGHI_SETTINGS_JSON,
+        code=ZOGHI_CODE,
     log:
         f"{RESULTS}/logs/{FIDELITY}/zoghi2015/appendix_c_tables.log",
     threads: 1
@@ -86,6 +89,7 @@ rule zoghi2015_appendix_c_figures:
         ZOGHI_AC_FIGURES + [sidecar(p) for p in ZOGHI_AC_FIGURES],
     params:
         settings=ZOGHI_SETTINGS_JSON,
+        code=ZOGHI_CODE,
     log:
         f"{RESULTS}/logs/{FIDELITY}/zoghi2015/appendix_c_figures.log",
     threads: 1
@@ -103,6 +107,7 @@ rule zoghi2015_regret_aggregate:
         throughput_meta=sidecar(ZOGHI_OUT["throughput_csv"]),
     params:
         settings=ZOGHI_SETTINGS_JSON,
+        code=ZOGHI_CODE,
     log:
         f"{RESULTS}/logs/{FIDELITY}/zoghi2015/regret_aggregate.log",
     threads: 1
@@ -119,6 +124,7 @@ rule zoghi2015_regret_figures:
         ZOGHI_REGRET_FIGURES + [sidecar(p) for p in ZOGHI_REGRET_FIGURES],
     params:
         settings=ZOGHI_SETTINGS_JSON,
+        code=ZOGHI_CODE,
     log:
         f"{RESULTS}/logs/{FIDELITY}/zoghi2015/regret_figures.log",
     threads: 1
@@ -138,6 +144,7 @@ rule zoghi2015_checks:
         meta=sidecar(ZOGHI_OUT["checks_csv"]),
     params:
         settings=ZOGHI_SETTINGS_JSON,
+        code=ZOGHI_CODE,
     log:
         f"{RESULTS}/logs/{FIDELITY}/zoghi2015/checks.log",
     threads: 1

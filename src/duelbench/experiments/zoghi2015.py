@@ -247,6 +247,23 @@ def appendix_c_code_hash() -> str:
     return h.hexdigest()
 
 
+def experiment_code_hash() -> str:
+    """sha256 of the code that turns shards into tables, figures and checks (a rule param, so
+    editing it rebuilds them; Snakemake does not see edits to imported modules)."""
+    import hashlib
+
+    import duelbench.report.checks as checks_mod
+    import duelbench.report.provenance as prov
+
+    from . import aggregate, plotting
+
+    h = hashlib.sha256()
+    for mod in (sys.modules[__name__], ac, rg, aggregate, plotting, checks_mod, prov):
+        with open(mod.__file__, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
+
+
 def run_appendix_c_shard(out_path: str, job_params: str, log: str | None = None) -> None:
     """Workflow job: compute one Appendix-C shard (``job_params`` = ``AppendixCShard.job_params()``)."""
     shard = ac.AppendixCShard.from_job_params(job_params, os.path.normpath(out_path))
@@ -326,6 +343,14 @@ def table1_markdown(long, s: Mapping, published: Mapping[str, float], n_per_k: i
         return out
 
     lines += block("main", True)
+    lines += ["## Published (Table 1, L437-L440, from data/published/zoghi2015.yaml)", "",
+              "| Overlap | " + " | ".join(names[c] for c in ac.TABLE1_NOTIONS) + " |",
+              "|---|" + "---|" * len(ac.TABLE1_NOTIONS)]
+    for r in ac.TABLE1_NOTIONS:
+        cells = ["100" if r == c else (str(pub(r, c)) if pub(r, c) is not None else "") for c in ac.TABLE1_NOTIONS]
+        lines.append(f"| {names[r]} | " + " | ".join(cells) + " |")
+    p = published.get("table1:copeland_in_vn_support")
+    lines += ["", f"All Copeland winners in the von Neumann support: {p}%" if p is not None else "", ""]
     for variant in long["variant"].unique():
         if variant != "main":
             lines += block(variant, False)

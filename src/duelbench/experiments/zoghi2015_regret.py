@@ -230,7 +230,7 @@ def plot_item(table, s: Mapping, item: str, out_paths: Sequence[str], *, fidelit
     runs = it["runs"]
     fig.suptitle(f"{ITEM_TITLES[item]}\nmean ± 1 s.e. over {runs} runs, T = {it['horizon']:.3g}, fidelity {fidelity}",
                  y=0.01, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.93))
+    fig.tight_layout(rect=(0, 0.08, 1, 0.97))
     save_figure(fig, out_paths)
 
 
