@@ -80,7 +80,7 @@ Further decisions
 * **Exploitation.**  The T − T_0 self-comparisons (a, a) of line 3 of Algorithm 3 are not
   simulated (no random draw: their outcome is never observed), so the random stream of a phase's
   exploration does not depend on earlier exploitation lengths.  Within the horizon they are
-  recorded in one block (:func:`recorder_block`: each checkpoint inside the block gets
+  recorded in one block (:func:`duelbench.engine.kernels.recorder_block`: each checkpoint inside the block gets
   ``cum + (t_k − t)·r(a, a)``); when the phase end lies at or beyond the horizon the rest of the
   run is closed by :func:`duelbench.engine.kernels.recorder_commit`.  ``run_stepwise`` records
   the same pairs one step at a time (for tests; sums equal up to float summation order).
@@ -95,7 +95,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import duel, recorder_commit, recorder_new, recorder_step, uniform_index
+from duelbench.engine.kernels import duel, recorder_block, recorder_commit, recorder_new, recorder_step, uniform_index
 from duelbench.stats.hoeffding import hoeffding_side
 from duelbench.stats.kl_bounds import kl_interval
 
@@ -302,28 +302,6 @@ def update(state, i, j, i_won, t):
         st[EXPLORING] = 0
         st[ARM] = best_lower(state)
         st[STATUS] = 0
-
-
-@numba.njit(cache=True)
-def recorder_block(rec, t, m, i, j):
-    """Record m steps t+1 … t+m that all play the pair (i, j), in O(#checkpoints inside + 1).
-
-    Checkpoints inside the block get ``cum + (t_k − t)·r(i, j)`` (as in
-    :func:`duelbench.engine.kernels.recorder_commit`); the running sums then advance by
-    ``m·r(i, j)``.  Recorded pairs (tests) are filled for every step.
-    """
-    regret, checkpoints, cum, out, pairs, nxt = rec
-    k = nxt[0]
-    while k < checkpoints.shape[0] and checkpoints[k] <= t + m:
-        for d in range(regret.shape[0]):
-            out[d, k] = cum[d] + (checkpoints[k] - t) * regret[d, i, j]
-        k += 1
-    nxt[0] = k
-    for d in range(regret.shape[0]):
-        cum[d] += m * regret[d, i, j]
-    for s in range(t, min(t + m, pairs.shape[0])):
-        pairs[s, 0] = i
-        pairs[s, 1] = j
 
 
 @numba.njit(cache=True)

@@ -62,6 +62,28 @@ def recorder_step(rec, t, i, j):
 
 
 @numba.njit(cache=True)
+def recorder_block(rec, t, m, i, j):
+    """Record m steps t+1 … t+m that all play the pair (i, j), in O(#checkpoints inside + 1).
+
+    Checkpoints inside the block get ``cum + (t_k − t)·r(i, j)`` (as in
+    :func:`duelbench.engine.kernels.recorder_commit`); the running sums then advance by
+    ``m·r(i, j)``.  Recorded pairs (tests) are filled for every step.
+    """
+    regret, checkpoints, cum, out, pairs, nxt = rec
+    k = nxt[0]
+    while k < checkpoints.shape[0] and checkpoints[k] <= t + m:
+        for d in range(regret.shape[0]):
+            out[d, k] = cum[d] + (checkpoints[k] - t) * regret[d, i, j]
+        k += 1
+    nxt[0] = k
+    for d in range(regret.shape[0]):
+        cum[d] += m * regret[d, i, j]
+    for s in range(t, min(t + m, pairs.shape[0])):
+        pairs[s, 0] = i
+        pairs[s, 1] = j
+
+
+@numba.njit(cache=True)
 def recorder_commit(rec, t, i, j):
     """Close a run that has committed to pair (i, j) for every step after t.
 
@@ -69,14 +91,7 @@ def recorder_commit(rec, t, i, j):
     form"): the remaining checkpoints get ``cum + (t_k − t) · r(i, j)`` exactly as if the pair
     had been drawn step by step (up to float summation order).
     """
-    regret, checkpoints, cum, out, pairs, nxt = rec
-    for k in range(nxt[0], checkpoints.shape[0]):
-        for d in range(regret.shape[0]):
-            out[d, k] = cum[d] + (checkpoints[k] - t) * regret[d, i, j]
-    for s in range(t, pairs.shape[0]):
-        pairs[s, 0] = i
-        pairs[s, 1] = j
-    nxt[0] = checkpoints.shape[0]
+    recorder_block(rec, t, rec[1][-1] - t, i, j)
 
 
 @numba.njit(cache=True)

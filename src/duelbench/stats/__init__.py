@@ -6,6 +6,9 @@
 * :mod:`.confident_beats` — incremental bookkeeping of which pairs are resolved by those
   bounds (the Copeland counts of RUCB, CCB and D-TS) without rescanning all K² bounds.
 * :mod:`.heap` — an indexed binary min-heap used by :mod:`.confident_beats`.
+* :mod:`.hoeffding` — Hoeffding radii and sequential sign tests (SAVAGE, SCB).
+* :mod:`.kl_bounds` — KL confidence intervals by bisection (SCB's Algorithm 4).
+* :mod:`.copeland` — empirical Copeland losses, winner sets and pair signs (ECW-RMED).
 
 All functions are ``numba.njit(cache=True)`` kernels that also run as plain Python
 (``NUMBA_DISABLE_JIT=1``).
