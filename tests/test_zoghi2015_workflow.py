@@ -113,6 +113,7 @@ def test_checks_csv_quick_gated_checks_pass(built):
     assert pooled and all(r["outcome"] == "inconclusive" for r in pooled)
     calibrated = [r for r in rows if r["statistic"].endswith("random_walk")]
     assert calibrated and all(r["item"] == "Table 1 (calibrated random-walk cells)" for r in calibrated)
+    assert not [r["claim_id"] for r in rows if "not computed" in r["evidence"]]  # every statistic is handled
     facts = {r["claim_id"]: r for r in rows if r["statistic"].startswith("facts:")}
     assert all(r["outcome"] == "pass" for r in facts.values())
 
