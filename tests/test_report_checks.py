@@ -83,5 +83,6 @@ def test_csv_and_status(tmp_path):
     assert rows[0]["claim_id"] == "a" and rows[0]["outcome"] == "pass" and rows[0]["published"] == "1.0"
     st = {r["item"]: r for r in status_rows("p", res)}
     assert st["Table 1"]["status"] == "partly_replicated" and st["Table 1"]["checks_passed"] == 1
-    assert st["Figure 1"]["status"] == "not_reproducible"
+    assert st["Figure 1"]["status"] == "inconclusive"
+    assert item_status(res[2:], unavailable=True) == "not_reproducible"
     assert item_status(res[:1]) == "replicated"

@@ -59,6 +59,10 @@ TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "l
 CHECK_COLUMNS = ("claim_id", "kind", "item", "description", "published", "reproduced", "tolerance", "gate",
                  "outcome", "test", "statistic", "fidelity", "asserted", "evidence")
 STATUS_COLUMNS = ("paper", "item", "status", "checks_passed", "checks_total", "note")
+#: ``inconclusive`` extends DESIGN.md's four statuses: every check of the item was computed but
+#: none could be decided at this fidelity (e.g. orderings with too few runs in a quick build);
+#: ``not_reproducible`` stays reserved for items whose data or details are unavailable.
+STATUSES = ("replicated", "partly_replicated", "not_replicated", "not_reproducible", "inconclusive")
 _REQUIRED = ("id", "kind", "item", "description", "statistic", "test", "gate")
 
 
@@ -181,7 +185,8 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
         a = np.asarray(m.a, dtype=float)
         b = np.asarray(m.b, dtype=float) * float(check.get("factor", 1.0))
         if min(a.size, b.size) < int(check.get("min_runs", 2)):
-            return CheckResult(dict(check), "inconclusive", m.value, f"only {min(a.size, b.size)} runs", fidelity, asserted)
+            ev = (m.evidence + "; " if m.evidence else "") + f"only {min(a.size, b.size)} runs (min_runs {check.get('min_runs', 2)})"
+            return CheckResult(dict(check), "inconclusive", m.value, ev, fidelity, asserted)
         alpha = float(check.get("alpha", 0.05))
         t, p = welch_one_sided(a, b)
         _, p_rev = welch_one_sided(b, a)
@@ -251,12 +256,15 @@ def write_checks_csv(results: Sequence[CheckResult], path) -> None:
     _atomic_csv(path, CHECK_COLUMNS, [r.row() for r in results])
 
 
-def item_status(results: Sequence[CheckResult]) -> str:
-    """``replicated`` if every check passes, ``not_replicated`` if none does, else partly."""
+def item_status(results: Sequence[CheckResult], unavailable: bool = False) -> str:
+    """``replicated`` if every check passes, ``not_replicated`` if none does, else partly;
+    ``inconclusive`` if none could be decided, ``not_reproducible`` if ``unavailable``."""
+    if unavailable:
+        return "not_reproducible"
     decided = [r for r in results if r.outcome != "inconclusive"]
     passed = sum(r.outcome == "pass" for r in decided)
     if not decided:
-        return "not_reproducible"
+        return "inconclusive"
     if passed == len(results):
         return "replicated"
     if passed == 0:
