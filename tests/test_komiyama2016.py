@@ -370,7 +370,7 @@ def test_replication_status_from_checks_csv(tmp_path):
     assert set(rows) == {"Table 1", "Figure 1", "Figure 2"}  # theory items are not published items
     assert rows["Table 1"]["paper"] == "paperx" and rows["Table 1"]["status"] == "partly_replicated"
     assert "failed: k1" in rows["Table 1"]["note"]
-    assert rows["Figure 1"]["status"] == "not_reproducible" and "panel missing" in rows["Figure 1"]["note"]
+    assert rows["Figure 1"]["status"] == "inconclusive" and "panel missing" in rows["Figure 1"]["note"]
     assert rows["Figure 2"]["status"] == "replicated" and rows["Figure 2"]["note"] == ""
     assert (tmp_path / "figures" / "replication_status.csv.json").is_file()
     write_replication_status([str(path)], str(out), fidelity="quick")
