@@ -9,8 +9,6 @@ demo's algorithms into the copy's numba cache, then runs 16 small shards.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,8 +18,8 @@ import pandas as pd
 import pytest
 import yaml
 
-CHECKOUT = Path(__file__).resolve().parent.parent
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
+from _checkout_copy import SNAKEMAKE, copy_checkout, git as _git, run_snakemake, snakemake_env
+
 FIG = Path("results/smoke/figures/demo")
 ALGORITHMS = ["rucb", "rmed1", "dts", "random"]
 DATASETS = ["arxiv", "sushi"]
@@ -29,18 +27,8 @@ DATASETS = ["arxiv", "sushi"]
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 
-def _env(root: Path) -> dict:
-    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    return env
-
-
 def snakemake(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([SNAKEMAKE, "--profile", "config/profiles/smoke", *args], cwd=root,
-                          capture_output=True, text=True, env=_env(root), timeout=900)
-    if check and proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-5000:]}\n{proc.stderr[-5000:]}")
-    return proc
+    return run_snakemake(root, *args, check=check, timeout=900)
 
 
 def plan(root: Path) -> dict[str, tuple[str, str]]:
@@ -55,26 +43,9 @@ def pending(p: dict, rule: str | None = None) -> set[str]:
     return {f for f, (r, how) in p.items() if how == "update pending" and (rule is None or r == rule)}
 
 
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=duelbench-test", "-c", "user.email=test@example.invalid",
-                           *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    root = tmp_path_factory.mktemp("checkout")
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
-    for item in ("Snakefile", "pyproject.toml"):
-        shutil.copy2(CHECKOUT / item, root / item)
-    for folder in ("workflow", "config", "src"):
-        shutil.copytree(CHECKOUT / folder, root / folder, ignore=ignore)
-    # the whole data folder (matrices, declared recipes, published registries), never the
-    # downloaded MSLR files
-    shutil.copytree(CHECKOUT / "data", root / "data", ignore=shutil.ignore_patterns("*.npz", "__pycache__"))
-    (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "snapshot")
+    root = copy_checkout(tmp_path_factory.mktemp("checkout"))
     proc = snakemake(root, "demo")
     return root, proc
 
@@ -153,7 +124,7 @@ def test_shards_equal_one_direct_simulation(built):
         "r = duelbench.simulate('dts', 'sushi', 2000, 4, seed=0)\n"
         "json.dump({'t': r.checkpoints.tolist(), 'mean': r.mean().tolist()}, sys.stdout)\n"
     )
-    env = _env(root) | {"PYTHONPATH": str(root / "src"), "NUMBA_CACHE_DIR": str(root / ".numba_cache")}
+    env = snakemake_env() | {"PYTHONPATH": str(root / "src"), "NUMBA_CACHE_DIR": str(root / ".numba_cache")}
     out = subprocess.run([sys.executable, "-c", script], cwd=root, env=env, capture_output=True, text=True,
                          check=True, timeout=600)
     direct = json.loads(out.stdout)
@@ -204,7 +175,7 @@ def test_without_mslr_data_only_mslr_jobs_fail(built, tmp_path):
     cfg = tmp_path / "c.yaml"
     cfg.write_text("demo:\n  datasets: [arxiv, mslr5_condorcet]\n  algorithms: [random]\n"
                    "  horizon: 100\n  runs: 2\n  runs_per_shard: 2\n")
-    env = _env(tmp_path) | {
+    env = snakemake_env() | {
         "DUELBENCH_DATA_MIRROR": str(empty),  # nothing to copy
         "https_proxy": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9",  # downloads fail at once
         "http_proxy": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",

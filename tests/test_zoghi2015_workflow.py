@@ -11,61 +11,26 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import yaml
 
-CHECKOUT = Path(__file__).resolve().parent.parent
-SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
-RULES = ("common.smk", "zoghi2015.smk")
+from _checkout_copy import CHECKOUT, copy_checkout, run_snakemake
+
+RULES = ("zoghi2015.smk",)  # common.smk is always kept
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 
 
-def _env(mirror: Path) -> dict:
-    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
-    env = {k: v for k, v in os.environ.items() if k not in drop}
-    env["DUELBENCH_DATA_MIRROR"] = str(mirror)
-    return env
-
-
-def _git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=duelbench-test", "-c", "user.email=test@example.invalid", *args],
-                          cwd=root, check=True, capture_output=True, text=True).stdout.strip()
-
-
-def snakemake(root: Path, mirror: Path, *args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run([SNAKEMAKE, "--profile", "config/profiles/smoke", *args], cwd=root, capture_output=True,
-                          text=True, env=_env(mirror), timeout=1700)
-    if proc.returncode != 0:
-        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
-    return proc
+def snakemake(root: Path, mirror: Path, *args: str):
+    return run_snakemake(root, *args, mirror=mirror)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, mslr_mirror):
-    root = tmp_path_factory.mktemp("zoghi_checkout")
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
-    for item in ("Snakefile", "pyproject.toml"):
-        shutil.copy2(CHECKOUT / item, root / item)
-    for folder in ("config", "src", "workflow"):
-        shutil.copytree(CHECKOUT / folder, root / folder, ignore=ignore)
-    for smk in (root / "workflow" / "rules").glob("*.smk"):
-        if smk.name not in RULES:
-            smk.unlink()
-    for sub in ("matrices", "sampled", "published", "generated"):
-        if (CHECKOUT / "data" / sub).is_dir():
-            shutil.copytree(CHECKOUT / "data" / sub, root / "data" / sub, ignore=ignore)
-    (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\ndata/mslr/\n")
-    _git(root, "init", "-q")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "-m", "snapshot")
+    root = copy_checkout(tmp_path_factory.mktemp("zoghi_checkout"), rules=RULES)
     snakemake(root, mslr_mirror, "zoghi2015")
     with open(root / "config" / "config.yaml") as f:
         config = yaml.safe_load(f)
