@@ -27,9 +27,9 @@ import inspect
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from .errors import InvalidDataFileError
+from .recipe_files import read_recipe_folder
 from .paths import project_root
 
 _KEYS = {"generator", "params", "description", "origin"}
@@ -89,20 +89,7 @@ def _parse(name: str, doc, file: Path) -> GeneratedRecipe:
 @functools.lru_cache(maxsize=None)
 def recipes() -> dict[str, GeneratedRecipe]:
     """Every recipe of ``data/generated/*.yaml`` (names must be unique across files)."""
-    out: dict[str, GeneratedRecipe] = {}
-    d = generated_dir()
-    for file in sorted(d.glob("*.yaml")) if d.is_dir() else []:
-        try:
-            doc = yaml.safe_load(file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise InvalidDataFileError(f"{file}: not valid YAML ({exc})") from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("datasets") or {}, dict):
-            raise InvalidDataFileError(f"{file}: expected a top-level mapping with key 'datasets' (a mapping)")
-        for name, body in (doc.get("datasets") or {}).items():
-            if name in out:
-                raise InvalidDataFileError(f"{file}: dataset {name!r} is also declared in {out[name].file}")
-            out[name] = _parse(name, body, file)
-    return out
+    return read_recipe_folder(generated_dir(), _parse)
 
 
 @functools.lru_cache(maxsize=None)

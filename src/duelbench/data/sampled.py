@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from .errors import InvalidDataFileError
+from .recipe_files import read_recipe_folder
 from .paths import project_root
 
 _KEYS = {"parent", "K", "min_gap", "condorcet", "seed", "description", "origin"}
@@ -78,18 +78,7 @@ def _parse(name: str, doc, file: Path) -> SampledRecipe:
 @functools.lru_cache(maxsize=None)
 def recipes() -> dict[str, SampledRecipe]:
     """Every recipe of ``data/sampled/*.yaml`` (names must be unique across files)."""
-    out: dict[str, SampledRecipe] = {}
-    d = sampled_dir()
-    for file in sorted(d.glob("*.yaml")) if d.is_dir() else []:
-        try:
-            doc = yaml.safe_load(file.read_text()) or {}
-        except yaml.YAMLError as exc:
-            raise InvalidDataFileError(f"{file}: not valid YAML ({exc})") from None
-        for name, body in (doc.get("datasets") or {}).items():
-            if name in out:
-                raise InvalidDataFileError(f"{file}: dataset {name!r} is also declared in {out[name].file}")
-            out[name] = _parse(name, body, file)
-    return out
+    return read_recipe_folder(sampled_dir(), _parse)
 
 
 @functools.lru_cache(maxsize=None)
