@@ -473,6 +473,24 @@ def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = N
                   **t.as_kwargs())
 
 
+def shard_job_main(argv, *, prog: str, command: str, help: str, run) -> int:
+    """Command line of an experiment's own shard jobs: ``<command> OUT JOB_JSON [--log FILE]``.
+
+    ``run(out, job_json, log=...)`` computes one shard (the rule builds ``JOB_JSON``).
+    """
+    import argparse
+
+    parser = argparse.ArgumentParser(prog=prog, description=f"Jobs of {prog.split()[-1]}.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser(command, help=help)
+    p.add_argument("out")
+    p.add_argument("job", help="canonical JSON of the shard")
+    p.add_argument("--log")
+    args = parser.parse_args(argv)
+    run(args.out, args.job, log=args.log)
+    return 0
+
+
 def fetch_mslr_job(file_name: str, out_path: str, log: str | None = None) -> None:
     """Install the MSLR file ``file_name`` (upstream name, e.g. ``MSLR_Informational_PMat.npz``)
     at ``out_path`` with :func:`duelbench.data.mslr.fetch`.

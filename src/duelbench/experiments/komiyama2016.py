@@ -983,19 +983,10 @@ def plot_figure(config: Mapping, which: str, regret_csv: str, bounds_csv: str, d
 # command line (used by the workflow's Table-1 shard jobs)
 # --------------------------------------------------------------------------------------------
 def main(argv=None) -> int:
-    import argparse
+    from . import shard_job_main
 
-    parser = argparse.ArgumentParser(prog="python -m duelbench.experiments.komiyama2016",
-                                     description="Jobs of the komiyama2016 experiment.")
-    sub = parser.add_subparsers(dest="command", required=True)
-    sh = sub.add_parser("table1-shard", help="compute one Table-1 shard")
-    sh.add_argument("out")
-    sh.add_argument("job", help="canonical JSON of the shard (from table1_shards)")
-    sh.add_argument("--log")
-    args = parser.parse_args(argv)
-    if args.command == "table1-shard":
-        run_table1_shard(args.out, args.job, log=args.log)
-    return 0
+    return shard_job_main(argv, prog="python -m duelbench.experiments.komiyama2016", command="table1-shard",
+                          help="compute one Table-1 shard", run=run_table1_shard)
 
 
 if __name__ == "__main__":

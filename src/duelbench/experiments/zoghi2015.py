@@ -94,7 +94,6 @@ was sampled, an ordering test with too few runs) is reported ``inconclusive`` wi
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -111,6 +110,7 @@ from . import (
     group_shards,
     log_to,
     results_root,
+    shard_job_main,
 )
 from . import zoghi2015_appendix_c as ac
 from . import zoghi2015_regret as rg
@@ -861,17 +861,8 @@ def extrapolated_cost(config: Mapping, throughput_csv: str, cost_csv: str, *, fi
 # command line (the workflow's Appendix-C shard jobs)
 # --------------------------------------------------------------------------------------------
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m duelbench.experiments.zoghi2015",
-                                     description="Zoghi et al. 2015 workflow jobs")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("appendix-c-shard", help="compute one Appendix-C shard")
-    p.add_argument("out")
-    p.add_argument("job", help="canonical JSON of the shard (AppendixCShard.job_params())")
-    p.add_argument("--log")
-    args = parser.parse_args(argv)
-    if args.command == "appendix-c-shard":
-        run_appendix_c_shard(args.out, args.job, log=args.log)
-    return 0
+    return shard_job_main(argv, prog="python -m duelbench.experiments.zoghi2015", command="appendix-c-shard",
+                          help="compute one Appendix-C shard", run=run_appendix_c_shard)
 
 
 if __name__ == "__main__":
