@@ -33,12 +33,11 @@ import numba
 import numpy as np
 
 from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step
-from duelbench.stats.confident_beats import cb_advance, cb_new, cb_observe
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
 
 from .registry import AlgorithmSpec, alpha_above_half
 
-ALPHA = 0
 
 
 @numba.njit(cache=True)
@@ -117,11 +116,8 @@ def select(state, t, rng):
     return a1, second_candidate(B, cb[0], a1, rng)
 
 
-@numba.njit(cache=True)
-def update(state, i, j, i_won, t):
-    """Line 17 (off-diagonal only) and the refresh of the pair's confidence status."""
-    B, cb, params, in_C, theta, score = state
-    cb_observe(cb, B, i, j, i_won, math.log(t), params[ALPHA])
+#: Line 17 (off-diagonal only) and the refresh of the pair's confidence status (shared with RUCB).
+update = cb_update_state
 
 
 @numba.njit(cache=True)

@@ -33,7 +33,7 @@ import numpy as np
 
 from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step, uniform_index
 from duelbench.stats.bounds import ucb
-from duelbench.stats.confident_beats import cb_advance, cb_new, cb_observe
+from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
 
 from .registry import AlgorithmSpec, alpha_above_half
@@ -49,7 +49,7 @@ def init(K, params):
     hyp = np.full(1, -1, dtype=np.int64)
     u_col = np.zeros(K, dtype=np.float64)
     mask = np.zeros(K, dtype=np.bool_)
-    return W, cb, hyp, params, u_col, mask
+    return W, cb, params, hyp, u_col, mask
 
 
 @numba.njit(cache=True)
@@ -109,7 +109,7 @@ def choose_opponent(W, c, log_t, alpha, u_col, mask, rng):
 @numba.njit(cache=True)
 def select(state, t, rng):
     """One step's pair (c, d) at time t."""
-    W, cb, hyp, params, u_col, mask = state
+    W, cb, params, hyp, u_col, mask = state
     log_t = math.log(t)
     cb_advance(cb, log_t)
     c = choose_candidate(cb[1], hyp, mask, rng)
@@ -117,11 +117,8 @@ def select(state, t, rng):
     return c, d
 
 
-@numba.njit(cache=True)
-def update(state, i, j, i_won, t):
-    """Count the outcome and refresh the pair's confidence status."""
-    W, cb, hyp, params, u_col, mask = state
-    cb_observe(cb, W, i, j, i_won, math.log(t), params[ALPHA])
+#: Count the outcome and refresh the pair's confidence status (shared with D-TS).
+update = cb_update_state
 
 
 @numba.njit(cache=True)

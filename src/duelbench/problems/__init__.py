@@ -13,50 +13,11 @@ Public API (see the submodules for details and paper references):
   Agarwal et al. 2022, cyclic tournaments, random submatrices.
 """
 
-from .generators import SamplingError, SubmatrixSample, btl, cyclic, hard_condorcet, random_btl, random_submatrix
+from . import generators, regret, winners
+from .generators import *  # noqa: F401,F403  (names listed in generators.__all__)
 from .matrix import InvalidMatrixError, PreferenceMatrix, TiedPairWarning
-from .regret import REGRET_KINDS, NoCondorcetWinnerError, regret_matrix
-from .winners import (
-    RANDOM_WALK_CHAINS,
-    borda_scores,
-    borda_winners,
-    condorcet_winner,
-    copeland_scores,
-    copeland_winners,
-    losses,
-    normalized_copeland_scores,
-    random_walk_stationary,
-    random_walk_transition_matrix,
-    random_walk_winners,
-    von_neumann_support,
-    von_neumann_winner,
-)
+from .regret import *  # noqa: F401,F403
+from .winners import *  # noqa: F401,F403
 
-__all__ = [
-    "PreferenceMatrix",
-    "InvalidMatrixError",
-    "TiedPairWarning",
-    "copeland_scores",
-    "losses",
-    "normalized_copeland_scores",
-    "copeland_winners",
-    "condorcet_winner",
-    "borda_scores",
-    "borda_winners",
-    "von_neumann_winner",
-    "von_neumann_support",
-    "random_walk_transition_matrix",
-    "random_walk_stationary",
-    "random_walk_winners",
-    "RANDOM_WALK_CHAINS",
-    "regret_matrix",
-    "REGRET_KINDS",
-    "NoCondorcetWinnerError",
-    "btl",
-    "random_btl",
-    "hard_condorcet",
-    "cyclic",
-    "random_submatrix",
-    "SubmatrixSample",
-    "SamplingError",
-]
+__all__ = ["PreferenceMatrix", "InvalidMatrixError", "TiedPairWarning", *winners.__all__, *regret.__all__,
+           *generators.__all__]

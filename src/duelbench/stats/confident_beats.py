@@ -26,6 +26,8 @@ State tuple ``cb = (beats, n_lost, n_won, heap)``:
 * ``heap`` — :mod:`duelbench.stats.heap` over pair ids ``a*K + b`` (a < b).
 """
 
+import math
+
 import numba
 import numpy as np
 
@@ -113,3 +115,10 @@ def cb_observe(cb, W, i, j, i_won, log_t, alpha):
         return
     record_outcome(W, i, j, i_won)
     cb_refresh_pair(cb, W, i, j, log_t, alpha)
+
+
+@numba.njit(cache=True)
+def cb_update_state(state, i, j, i_won, t):
+    """The ``update`` step of RUCB-style algorithms whose state begins ``(W, cb, params)`` with
+    ``params[0] = alpha``: count the outcome of (i, j) at time t and refresh the pair."""
+    cb_observe(state[1], state[0], i, j, i_won, math.log(t), state[2][0])
