@@ -39,7 +39,6 @@ from duelbench.stats.counts import new_counts
 from .registry import AlgorithmSpec, alpha_above_half
 
 
-
 @numba.njit(cache=True)
 def init(K, params):
     """State: counts B, confident-beat relation, scratch (candidate mask, θ, scores)."""
