@@ -103,3 +103,34 @@ def test_timer():
         sum(range(10000))
     kw = t.as_kwargs()
     assert kw["wall_time"] >= 0 and kw["cpu_time"] >= 0 and kw["started"]
+
+
+def _git(cwd, *args):
+    import subprocess
+
+    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
+                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
+
+
+def test_dirty_ignores_rewritten_outputs_but_not_source_edits(tmp_path):
+    """A build rewriting committed figures is not a dirty checkout; an edited source file is."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git not installed")
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "figures" / "paper").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "mod.py").write_text("x = 1\n")
+    (tmp_path / "figures" / "paper" / "table.csv").write_text("a\n1\n")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "init")
+    pkg = str(tmp_path / "src" / "pkg")
+    commit, dirty = prov._git_state(pkg)
+    assert len(commit) == 40 and dirty is False
+    (tmp_path / "figures" / "paper" / "table.csv").write_text("a\n2\n")  # an output rewritten
+    (tmp_path / "untracked.txt").write_text("new\n")                     # untracked: ignored
+    assert prov._git_state(pkg) == (commit, False)
+    (tmp_path / "src" / "pkg" / "mod.py").write_text("x = 2\n")          # a source edit
+    assert prov._git_state(pkg) == (commit, True)

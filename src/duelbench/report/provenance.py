@@ -95,16 +95,30 @@ def _package_root() -> Path:
     return Path(duelbench.__file__).resolve().parent
 
 
-@functools.lru_cache(maxsize=None)
+#: Top-level folders of the checkout that hold build *outputs* (the committed paper-fidelity
+#: figures).  A paper build rewrites tracked files there while it runs, so they are left out of
+#: the ``dirty`` test: ``dirty`` means "the code or inputs differ from the commit", never "the
+#: build has already written some of its outputs".
+OUTPUT_FOLDERS = ("figures",)
+
+
 def _git_state(cwd: str) -> tuple[str, bool | None]:
-    """(commit, dirty) of the git checkout containing ``cwd``; ("unknown", None) without git."""
+    """(commit, dirty) of the git checkout containing ``cwd``; ("unknown", None) without git.
+
+    ``dirty``: tracked files outside :data:`OUTPUT_FOLDERS` differ from ``HEAD`` (untracked files
+    are ignored).  Not cached: a long build's processes must see edits made while it runs.
+    """
     try:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
         ).stdout.strip()
+        top = subprocess.run(
+            ["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
+        ).stdout.strip()
         status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=cwd, capture_output=True, text=True, timeout=60, check=True,
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+             *(f":(exclude,top){d}" for d in OUTPUT_FOLDERS)],
+            cwd=top or cwd, capture_output=True, text=True, timeout=60, check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return "unknown", None
