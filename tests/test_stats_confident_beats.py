@@ -3,6 +3,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from duelbench.stats.bounds import lcb, ucb
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_refresh_pair
@@ -55,3 +56,14 @@ def test_unobserved_and_tied_pairs_are_unresolved():
     W[0, 2] = 500.0  # 0 beats 2 500:0 -> resolved
     cb_refresh_pair(cb, W, 0, 2, math.log(100), 0.51)
     assert cb[0][0, 2] == 1 and cb[1][2] == 1 and cb[2][0] == 1
+
+
+@pytest.mark.parametrize("name", ["rucb", "ccb", "dts"])
+def test_alpha_is_at_the_index_the_module_reads(name):
+    """RUCB, CCB and D-TS pass their params array to this module, which reads α at ALPHA."""
+    from duelbench.algorithms.registry import get_algorithm, params_array
+    from duelbench.stats.confident_beats import ALPHA
+
+    spec = get_algorithm(name)
+    assert list(spec.defaults)[ALPHA] == "alpha"
+    assert params_array(name, {"alpha": 0.77})[ALPHA] == 0.77

@@ -125,13 +125,11 @@ import numpy as np
 
 from duelbench.engine.kernels import duel, recorder_new, recorder_step, uniform_index
 from duelbench.stats.bounds import ucb
-from duelbench.stats.confident_beats import cb_new, cb_observe, cb_refresh_pair
+from duelbench.stats.confident_beats import ALPHA, cb_new, cb_observe, cb_refresh_pair
 from duelbench.stats.counts import new_counts
 from duelbench.stats.heap import heap_top
 
 from .registry import AlgorithmSpec, alpha_above_half
-
-ALPHA = 0  # index of α in the params array
 
 # indices into the int64 scalar array ``sc``
 LBAR = 0  # L̄_C

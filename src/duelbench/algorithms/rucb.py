@@ -33,12 +33,10 @@ import numpy as np
 
 from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step, uniform_index
 from duelbench.stats.bounds import ucb
-from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
+from duelbench.stats.confident_beats import ALPHA, cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
 
 from .registry import AlgorithmSpec, alpha_above_half
-
-ALPHA = 0  # index of α in the params array
 
 
 @numba.njit(cache=True)

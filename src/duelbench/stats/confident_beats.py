@@ -35,6 +35,10 @@ from .bounds import evidence
 from .counts import record_outcome
 from .heap import heap_new, heap_remove, heap_top, heap_upsert
 
+#: Index of α in the ``params`` array of every algorithm built on this module (RUCB, CCB, D-TS:
+#: each registers ``alpha`` as its first parameter); :func:`cb_update_state` reads it here.
+ALPHA = 0
+
 
 @numba.njit(cache=True)
 def cb_new(K):
@@ -120,5 +124,5 @@ def cb_observe(cb, W, i, j, i_won, log_t, alpha):
 @numba.njit(cache=True)
 def cb_update_state(state, i, j, i_won, t):
     """The ``update`` step of RUCB-style algorithms whose state begins ``(W, cb, params)`` with
-    ``params[0] = alpha``: count the outcome of (i, j) at time t and refresh the pair."""
-    cb_observe(state[1], state[0], i, j, i_won, math.log(t), state[2][0])
+    ``params[ALPHA] = alpha``: count the outcome of (i, j) at time t and refresh the pair."""
+    cb_observe(state[1], state[0], i, j, i_won, math.log(t), state[2][ALPHA])
