@@ -285,3 +285,19 @@ def test_convenience_methods_delegate():
     assert P.von_neumann_support() == (0,)
     assert P.random_walk_winners() == winners.random_walk_winners(P.values)
     np.testing.assert_array_equal(P.regret_matrix("copeland_wu"), P.regret_matrix())
+
+
+def test_square_values_accepts_matrices_and_arrays_and_names_the_shape():
+    from duelbench.problems.matrix import square_values
+
+    a = np.array([[0.5, 0.75], [0.25, 0.5]])  # exact in binary: stored as given
+    pm = PreferenceMatrix(a)
+    assert np.array_equal(square_values(pm), a)
+    assert square_values(a) is a  # float64, C-contiguous: no copy
+    f = square_values(np.asfortranarray(a))
+    assert f.flags.c_contiguous and np.array_equal(f, a)
+    assert square_values([[0.5]], min_arms=1).shape == (1, 1)
+    with pytest.raises(ValueError, match=r"K >= 2, got shape \(1, 1\)"):
+        square_values([[0.5]])
+    with pytest.raises(ValueError, match=r"got shape \(2, 3\)"):
+        square_values(np.full((2, 3), 0.5))

@@ -97,7 +97,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from duelbench.problems.matrix import PreferenceMatrix
+from duelbench.problems.matrix import PreferenceMatrix, square_values
 
 __all__ = [
     "CCBQuantities",
@@ -119,15 +119,6 @@ CCB_MAIN_VARIANT = "ccb_rhs_def36"
 CCB_DELTAS = ("def36", "cwncw", "globalmin", "globalmin_nz")
 #: CCB's alpha in paper 000's experiments (000:L305), used by the ``_4alpha`` variants.
 DEFAULT_ALPHA = 0.51
-
-
-def _values(P) -> np.ndarray:
-    if isinstance(P, PreferenceMatrix):
-        return P.values
-    a = np.asarray(P, dtype=np.float64)
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < 2:
-        raise ValueError(f"expected a square (K, K) preference matrix with K >= 2, got shape {a.shape}")
-    return a
 
 
 @dataclass(frozen=True)
@@ -164,7 +155,7 @@ def _min(x) -> float:
 
 def ccb_quantities(P) -> CCBQuantities:
     """Compute :class:`CCBQuantities` (paper 001 Definition 3, L149-L183)."""
-    a = _values(P)
+    a = square_values(P)
     K = a.shape[0]
     score = np.count_nonzero(a > 0.5, axis=1)  # Cpld(a_i), 001:L44
     nlost = np.count_nonzero(a < 0.5, axis=1)  # |L_i|, 001:L155
@@ -284,7 +275,7 @@ def bound_constants_row(P, name: str | None = None, *, alpha: float = DEFAULT_AL
     """
     from duelbench.bounds.lower_bound import lower_bound
 
-    a = _values(P)
+    a = square_values(P)
     if name is None:
         name = (P.name or P.identity) if isinstance(P, PreferenceMatrix) else ""
     lb = lower_bound(P)

@@ -89,6 +89,7 @@ import math
 import numba
 import numpy as np
 
+from duelbench.problems.matrix import square_values
 from duelbench.stats.copeland import losses_into, min_losses, pair_regret, winner_mask_into
 from duelbench.stats.kl import kl_to_half
 
@@ -521,15 +522,6 @@ def covering_margin(nu, E, i1):
 # --------------------------------------------------------------------------- Python-level API
 
 
-def _values(P) -> np.ndarray:
-    from duelbench.problems.matrix import PreferenceMatrix
-
-    a = P.values if isinstance(P, PreferenceMatrix) else np.asarray(P, dtype=np.float64)
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < 2:
-        raise ValueError(f"expected a square (K, K) preference matrix with K ≥ 2, got shape {a.shape}")
-    return np.ascontiguousarray(a, dtype=np.float64)
-
-
 def _check_winner(a: np.ndarray, i1: int) -> int:
     from duelbench.problems.winners import copeland_winners
 
@@ -541,7 +533,7 @@ def _check_winner(a: np.ndarray, i1: int) -> int:
 
 def ecw_constants(P) -> dict[int, float]:
     """``{i1: C^{E*}_{i1}(P)}`` for every Copeland winner i1 (0-based, by losses; paper 000 L208)."""
-    a = _values(P)
+    a = square_values(P)
     out = np.zeros(a.shape[0])
     ecw_values_into(a, out)
     return {int(i): float(out[i]) for i in np.flatnonzero(~np.isnan(out))}
@@ -555,7 +547,7 @@ def ecw_constant(P) -> float:
 def ecw_target(P, i1: int) -> tuple[float, np.ndarray]:
     """``(C^{E*}_{i1}, q)`` with ``q`` the (K, K) symmetric optimal point of ``R^{E*}_{i1}``
     chosen by the tie rules of the module docstring (zero on the diagonal)."""
-    a = _values(P)
+    a = square_values(P)
     i1 = _check_winner(a, i1)
     q = np.zeros_like(a)
     value = ecw_solution_into(a, i1, q)
@@ -569,7 +561,7 @@ def in_re_covering(P, q, i1: int, rtol: float = 1e-12) -> bool:
     ``rtol`` absorbs the rounding of ``(1/d)·d`` so that :func:`ecw_target`'s own point passes;
     ECW-RMED's test compares integer counts times d with ``log t`` and uses no tolerance.
     """
-    a = _values(P)
+    a = square_values(P)
     i1 = _check_winner(a, i1)
     D = np.zeros_like(a)
     divergences_into(a, D)
@@ -591,7 +583,7 @@ def ecw_lp_bruteforce(P, i1: int, max_constraints: int = 200_000) -> tuple[float
     from duelbench.problems.regret import regret_matrix
     from duelbench.problems.winners import losses
 
-    a = _values(P)
+    a = square_values(P)
     i1 = _check_winner(a, i1)
     K = a.shape[0]
     L = losses(a)

@@ -105,7 +105,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from duelbench.problems.matrix import PreferenceMatrix
+from duelbench.problems.matrix import square_values
 from duelbench.problems.regret import regret_matrix
 from duelbench.stats.kl import kl_to_half
 
@@ -181,18 +181,9 @@ class LowerBoundResult:
 
 
 # --------------------------------------------------------------------------- problem data
-def _values(P) -> np.ndarray:
-    if isinstance(P, PreferenceMatrix):
-        return P.values
-    a = np.asarray(P, dtype=np.float64)
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < 2:
-        raise ValueError(f"expected a square (K, K) preference matrix with K >= 2, got shape {a.shape}")
-    return a
-
-
 def kl_half_matrix(P) -> np.ndarray:
     """``d_ij = d_KL(mu_ij, 1/2)`` in nats (paper 000 L83) as a symmetric (K, K) array, zero diagonal."""
-    a = _values(P)
+    a = square_values(P)
     K = a.shape[0]
     d = np.zeros((K, K))
     for i in range(K):
@@ -205,7 +196,7 @@ class _Data:
     """Quantities of eq. (2) for one matrix (all 0-based)."""
 
     def __init__(self, P):
-        a = _values(P)
+        a = square_values(P)
         self.a = a
         self.K = K = a.shape[0]
         self.beats = a > 0.5  # beats[i, j]: j in H_i

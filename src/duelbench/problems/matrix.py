@@ -40,7 +40,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["PreferenceMatrix", "InvalidMatrixError", "TiedPairWarning"]
+__all__ = ["PreferenceMatrix", "InvalidMatrixError", "TiedPairWarning", "square_values"]
 
 
 class InvalidMatrixError(ValueError):
@@ -454,3 +454,16 @@ class PreferenceMatrix:
 
 def _rebuild(values, names, name, ties):
     return PreferenceMatrix._trusted(values, names, name, ties)
+
+
+def square_values(P, min_arms: int = 2) -> np.ndarray:
+    """The (K, K) float64 array of ``P`` (a :class:`PreferenceMatrix` or anything array-like).
+
+    No validation of the entries (a :class:`PreferenceMatrix` is already validated; raw arrays
+    are the caller's responsibility), only of the shape: square with at least ``min_arms``
+    arms, else :class:`ValueError`.  C-contiguous (no copy when it already is).
+    """
+    a = P.values if isinstance(P, PreferenceMatrix) else np.asarray(P, dtype=np.float64)
+    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < min_arms:
+        raise ValueError(f"expected a square (K, K) preference matrix with K >= {min_arms}, got shape {a.shape}")
+    return np.ascontiguousarray(a, dtype=np.float64)

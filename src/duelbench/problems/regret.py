@@ -46,7 +46,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .winners import _arr, copeland_scores, losses
+from .matrix import square_values
+from .winners import copeland_scores, losses
 
 __all__ = ["regret_matrix", "REGRET_KINDS", "NoCondorcetWinnerError"]
 
@@ -81,7 +82,7 @@ def regret_matrix(P, kind: str = "copeland") -> np.ndarray:
     ValueError
         Unknown ``kind``.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     K = a.shape[0]
     if kind == "copeland":
         if K == 1:

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse.csgraph import connected_components
 
-from .matrix import PreferenceMatrix
+from .matrix import square_values
 
 __all__ = [
     "copeland_scores",
@@ -40,15 +40,6 @@ __all__ = [
 ]
 
 
-def _arr(P) -> np.ndarray:
-    if isinstance(P, PreferenceMatrix):
-        return P.values
-    a = np.asarray(P, dtype=np.float64)
-    if a.ndim != 2 or a.shape[0] != a.shape[1] or a.shape[0] < 1:
-        raise ValueError(f"expected a square (K, K) preference matrix, got shape {a.shape}")
-    return a
-
-
 def _argmax_set(x: np.ndarray, tol: float = 0.0) -> tuple[int, ...]:
     return tuple(np.flatnonzero(x >= x.max() - tol).tolist())
 
@@ -60,7 +51,7 @@ def copeland_scores(P) -> np.ndarray:
     Returns an int64 array of shape (K,).  Ties (``p_ij == 1/2``) and the
     diagonal are not counted.
     """
-    return np.count_nonzero(_arr(P) > 0.5, axis=1)
+    return np.count_nonzero(square_values(P, min_arms=1) > 0.5, axis=1)
 
 
 def losses(P) -> np.ndarray:
@@ -69,7 +60,7 @@ def losses(P) -> np.ndarray:
     Returns an int64 array of shape (K,).  Without ties
     ``L_i = K - 1 - copeland_scores(P)[i]``; a tie counts in neither.
     """
-    return np.count_nonzero(_arr(P) < 0.5, axis=1)
+    return np.count_nonzero(square_values(P, min_arms=1) < 0.5, axis=1)
 
 
 def normalized_copeland_scores(P) -> np.ndarray:
@@ -77,7 +68,7 @@ def normalized_copeland_scores(P) -> np.ndarray:
 
     This is ``zeta_i`` of paper 004 §1.  Requires K >= 2.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     K = a.shape[0]
     if K < 2:
         raise ValueError("normalized Copeland scores need K >= 2")
@@ -105,7 +96,7 @@ def copeland_winners(P, by: str = "score") -> tuple[int, ...]:
     loss, arm 1 has score 1 and no loss, so ``by="score"`` gives ``(1,)`` and
     ``by="losses"`` gives ``(0, 1)``.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     if by == "score":
         s = np.count_nonzero(a > 0.5, axis=1)
         return tuple(np.flatnonzero(s == s.max()).tolist())
@@ -121,7 +112,7 @@ def condorcet_winner(P) -> int | None:
     A tie with any arm disqualifies an arm.  It is the arm with
     ``L_i = 0`` of paper 000 L69 only when there are no ties.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     s = np.count_nonzero(a > 0.5, axis=1)
     i = int(np.argmax(s))
     return i if s[i] == a.shape[0] - 1 else None
@@ -135,7 +126,7 @@ def borda_scores(P) -> np.ndarray:
     winner as the maximiser of ``sum_{j != i} p_ij``; the mean (the sum divided
     by K - 1) has the same maximisers and lies in [0, 1].  Requires K >= 2.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     K = a.shape[0]
     if K < 2:
         raise ValueError("Borda scores need K >= 2")
@@ -149,7 +140,7 @@ def borda_winners(P, tol: float = 1e-12) -> tuple[int, ...]:
     differ in the last bits; the absolute tolerance ``tol`` (default 1e-12)
     treats them as tied.  Use ``tol=0`` for exact argmax.
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     if a.shape[0] == 1:
         return (0,)
     return _argmax_set(borda_scores(a), tol)
@@ -206,7 +197,7 @@ def von_neumann_winner(P) -> np.ndarray:
     independent support.  If a Condorcet winner ``c`` exists, the unique
     optimal strategy is the pure strategy ``e_c``.
     """
-    return _vn_plain(_arr(P))
+    return _vn_plain(square_values(P, min_arms=1))
 
 
 def _vn_union_support(a: np.ndarray, tol: float) -> tuple[int, ...]:
@@ -269,7 +260,7 @@ def von_neumann_support(P, tol: float = 1e-9, method: str = "union") -> tuple[in
     """
     if not tol > 0:
         raise ValueError(f"tol must be positive, got {tol!r}")
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     if method == "union":
         return _vn_union_support(a, tol)
     if method == "solution":
@@ -313,7 +304,7 @@ def random_walk_transition_matrix(P, chain: str = "C") -> np.ndarray:
     Labels "A", "B", "C" follow zoghi2015.md (RW-A, RW-B, RW-C); "RW-C" etc.
     are accepted too (case-insensitive).
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     ch = _chain_name(chain)
     K = a.shape[0]
     W = (1.0 - a).T  # W[i, j] = 1 - p_ji = p_ij ... transposed below
@@ -403,7 +394,7 @@ def random_walk_stationary(P, chain: str = "C") -> np.ndarray:
     that class, and found by the same linear solve restricted to the class
     (classes from :func:`scipy.sparse.csgraph.connected_components`).
     """
-    a = _arr(P)
+    a = square_values(P, min_arms=1)
     S = random_walk_transition_matrix(a, chain)
     K = a.shape[0]
     off = ~np.eye(K, dtype=bool)
