@@ -10,9 +10,12 @@ the canonical shape)::
         update(state, i, j, duel(P, i, j, rng), t)
         recorder_step(rec, t, i, j)
 
-The loop is written out in each module rather than shared because numba cannot cache a
-function that receives other compiled functions as arguments; a cached loop per algorithm
-avoids recompiling in every job process.
+The loop is written out in each module rather than shared, because a shared loop that takes
+``init``/``select``/``update`` as arguments cannot be reused from numba's on-disk cache: with
+numba 0.68, a jitted ``run`` that passes the module's functions to it is refused by the cache
+("uses dynamic globals"), and the shared loop itself is cached under a key that contains the
+dispatcher objects' types, which differ in every process, so each job would miss the cache and
+recompile. A six-line loop per algorithm keeps every job on the cached machine code.
 """
 
 import numba
