@@ -7,6 +7,7 @@ Subcommands::
     duelbench bench ...                       -> duelbench.bench.main(argv)
     duelbench fetch-data ...                  -> duelbench.data.mslr.main_fetch(argv)
     duelbench check ...                       -> duelbench.report.checks.main(argv)
+    duelbench status ...                      -> duelbench.report.status.main(argv)
 
 A subcommand is offered only when the code behind it is part of the installed package: the
 CLI looks for the backing function in the module's source without importing it, so
@@ -252,6 +253,12 @@ COMMANDS: tuple[Command, ...] = (
         "compare reproduced results with the published numbers",
         requires=(("duelbench.report.checks", "main"),),
         delegate=("duelbench.report.checks", "main"),
+    ),
+    Command(
+        "status",
+        "rewrite figures/replication_status.csv from the checks.csv files on disk",
+        requires=(("duelbench.report.status", "main"),),
+        delegate=("duelbench.report.status", "main"),
     ),
 )
 

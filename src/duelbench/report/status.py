@@ -8,16 +8,24 @@ with :func:`duelbench.report.checks.status_rows`.  The paper name is the folder 
 the inconclusive checks (with the reproduced and published values, or the reason); at a
 fidelity other than ``paper`` the note also says that ``full``-gated checks are indicative
 only (:func:`duelbench.report.checks.is_asserted`).
+
+The workflow's ``report`` target needs every paper's ``checks.csv`` as a rule output, so in a
+fresh clone (no cached shards) it rebuilds every paper first.  ``duelbench status``
+(:func:`main`) instead rewrites the table from the ``checks.csv`` files already on disk, e.g.
+the committed paper-fidelity ones after one paper was rebuilt.
 """
 
 from __future__ import annotations
 
+import argparse
+import glob
 import os
+import sys
 from collections.abc import Sequence
 
 from .checks import STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
 
-__all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status"]
+__all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status", "main"]
 
 _NOTE_EVIDENCE = 90
 
@@ -109,3 +117,29 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     write_sidecar(out_path, inputs=paths, config={"fidelity": fidelity, "columns": list(STATUS_COLUMNS)},
                   extra={"papers": sorted({r["paper"] for r in rows}), "rows": len(rows)}, **t.as_kwargs())
     return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``duelbench status``: rewrite ``replication_status.csv`` from the ``checks.csv`` on disk."""
+    p = argparse.ArgumentParser(
+        prog="duelbench status",
+        description="Rewrite <figures>/replication_status.csv (+ sidecar) from every "
+        "<figures>/<paper>/checks.csv already on disk, without running the workflow.",
+    )
+    p.add_argument("--figures", default="figures", help="folder holding one <paper>/checks.csv per paper (default: figures)")
+    p.add_argument("--out", default=None, help="output CSV (default: <figures>/replication_status.csv)")
+    p.add_argument("--fidelity", default=None, help="fidelity named in the notes (default: the checks' own)")
+    args = p.parse_args(argv)
+    paths = sorted(glob.glob(os.path.join(args.figures, "*", "checks.csv")))
+    if not paths:
+        print(f"duelbench status: error: no {args.figures}/<paper>/checks.csv found; build a paper first "
+              f"(e.g. 'snakemake --cores 2 komiyama2016') or pass --figures", file=sys.stderr)
+        return 2
+    out = args.out or os.path.join(args.figures, "replication_status.csv")
+    try:
+        rows = write_replication_status(paths, out, fidelity=args.fidelity)
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"duelbench status: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: {len(rows)} items of {len({r['paper'] for r in rows})} papers", file=sys.stderr)
+    return 0

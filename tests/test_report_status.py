@@ -1,0 +1,34 @@
+"""``duelbench status``: the replication-status table from the checks.csv files on disk."""
+
+from __future__ import annotations
+
+import shutil
+
+from duelbench.cli import main as cli_main
+from duelbench.report.status import main
+
+
+def test_committed_status_is_what_the_committed_checks_give(checkout, tmp_path):
+    """figures/replication_status.csv is exactly the table of the committed papers' checks.csv."""
+    committed = sorted((checkout / "figures").glob("*/checks.csv"))
+    assert committed, "no committed paper-fidelity checks.csv"
+    for path in committed:
+        (tmp_path / path.parent.name).mkdir()
+        shutil.copy(path, tmp_path / path.parent.name / "checks.csv")
+    assert main(["--figures", str(tmp_path)]) == 0
+    out = tmp_path / "replication_status.csv"
+    assert out.read_bytes() == (checkout / "figures" / "replication_status.csv").read_bytes()
+    assert (tmp_path / "replication_status.csv.json").is_file()
+
+
+def test_status_through_the_cli_and_its_errors(checkout, tmp_path, capsys):
+    assert cli_main(["status", "--figures", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert f"no {tmp_path / 'none'}/<paper>/checks.csv found" in err and "--figures" in err
+    paper = tmp_path / "somepaper"
+    paper.mkdir()
+    (paper / "checks.csv").write_text("claim_id,kind,item,outcome\nx,published,Table 1,maybe\n")
+    assert main(["--figures", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "checks.csv" in err and "'maybe'" in err
+    assert not (tmp_path / "replication_status.csv").exists()  # nothing half-written
