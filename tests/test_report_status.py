@@ -21,7 +21,7 @@ def test_committed_status_is_what_the_committed_checks_give(checkout, tmp_path):
     assert (tmp_path / "replication_status.csv.json").is_file()
 
 
-def test_status_through_the_cli_and_its_errors(checkout, tmp_path, capsys):
+def test_status_through_the_cli_and_its_errors(tmp_path, capsys):
     assert cli_main(["status", "--figures", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert f"no {tmp_path / 'none'}/<paper>/checks.csv found" in err and "--figures" in err

@@ -105,17 +105,11 @@ def test_timer():
     assert kw["wall_time"] >= 0 and kw["cpu_time"] >= 0 and kw["started"]
 
 
-def _git(cwd, *args):
-    import subprocess
-
-    subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True,
-                   env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-                        "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"})
-
-
 def test_dirty_ignores_rewritten_outputs_but_not_source_edits(tmp_path):
     """A build rewriting committed figures is not a dirty checkout; an edited source file is."""
     import shutil
+
+    from _checkout_copy import git as _git
 
     if shutil.which("git") is None:
         pytest.skip("git not installed")

@@ -112,13 +112,10 @@ def _git_state(cwd: str) -> tuple[str, bool | None]:
         commit = subprocess.run(
             ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
         ).stdout.strip()
-        top = subprocess.run(
-            ["git", "rev-parse", "--show-toplevel"], cwd=cwd, capture_output=True, text=True, timeout=30, check=True
-        ).stdout.strip()
-        status = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-             *(f":(exclude,top){d}" for d in OUTPUT_FOLDERS)],
-            cwd=top or cwd, capture_output=True, text=True, timeout=60, check=True,
+        status = subprocess.run(  # ":(top)": pathspecs relative to the checkout root, not cwd
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", ":(top)",
+             *(f":(top,exclude){d}" for d in OUTPUT_FOLDERS)],
+            cwd=cwd, capture_output=True, text=True, timeout=60, check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return "unknown", None
