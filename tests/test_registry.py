@@ -48,12 +48,17 @@ def test_plugin_folder_registers_and_runs_a_new_algorithm(tmp_path):
     proc = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "[0.0, 0.0] {'gamma': 3.0}" in proc.stdout
-    # editing the plug-in changes its source hash
+    # a comment leaves the plug-in's source hash as it is; a code edit changes it
     first_hash = proc.stdout.split()[-1]
-    (tmp_path / "toy.py").write_text(TOY + "\n# edited\n")
-    proc2 = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert proc2.returncode == 0, proc2.stderr
-    assert proc2.stdout.split()[-1] != first_hash
+
+    def hash_after(text):
+        (tmp_path / "toy.py").write_text(text)
+        out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()[-1]
+
+    assert hash_after(TOY + "\n# edited\n") == first_hash
+    assert hash_after(TOY.replace("self.updates += 1", "self.updates += 2")) != first_hash
 
 
 def test_missing_plugin_folder_is_a_clear_error(tmp_path):

@@ -2,3 +2,7 @@
 
 See :mod:`duelbench.algorithms.registry` for how to add an algorithm.
 """
+
+from duelbench.provenance.compiled_cache import install as _install_compiled_cache
+
+_install_compiled_cache()

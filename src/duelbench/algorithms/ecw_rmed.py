@@ -429,12 +429,6 @@ def _validate(p):
         raise ValueError(f"ecw_rmed: beta must be ≥ 0 (β = 0 is the L289 variant), got {p['beta']}")
 
 
-def _bounds_file() -> str:
-    from pathlib import Path
-
-    return str(Path(__file__).resolve().parent.parent / "bounds" / "ecw.py")
-
-
 ALGORITHM = AlgorithmSpec(
     name="ecw_rmed",
     title="ECW-RMED",
@@ -442,5 +436,4 @@ ALGORITHM = AlgorithmSpec(
     defaults={"alpha": 3.0, "beta": 0.01},
     run=run,
     validate=_validate,
-    extra_source_files=(_bounds_file(),),
 )

@@ -24,7 +24,7 @@ import json
 import os
 import pkgutil
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -64,7 +64,8 @@ class AlgorithmSpec:
     needs_horizon : the algorithm needs T in advance; the engine then runs it once per
         horizon point (``horizons=`` mode).
     validate : ``validate(params: dict) -> None``, raising ``ValueError`` on bad values.
-    module_file : source file (its hash becomes part of the cache key of result shards).
+    module_file : source file (the hash of its import closure becomes part of the cache key of
+        result shards, see :func:`source_hash`).
     """
 
     name: str
@@ -76,7 +77,6 @@ class AlgorithmSpec:
     needs_horizon: bool = False
     validate: Callable[[dict], None] | None = None
     module_file: str = ""
-    extra_source_files: tuple[str, ...] = field(default_factory=tuple)
 
     def __post_init__(self):
         if (self.run is None) == (self.policy is None):
@@ -206,25 +206,15 @@ def param_hash(name: str, params: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def _engine_source_files() -> list[Path]:
-    """Shared code that determines simulation output (not workflow or reporting code)."""
-    root = Path(__file__).resolve().parent.parent
-    engine = [root / "engine" / f for f in ("kernels.py", "seeding.py", "simulate.py", "checkpoints.py", "python_loop.py")]
-    problems = [root / "problems" / f for f in ("regret.py", "matrix.py", "winners.py")]
-    files = engine + sorted((root / "stats").glob("*.py")) + problems
-    return [f for f in files if f.exists()]
-
-
 def source_hash(name: str) -> str:
-    """sha256 over the algorithm's module (and declared extra files) and the engine/stats code.
+    """Hash of the code that computes the algorithm's simulation results.
 
-    Passed as a Snakemake rule parameter so that editing an algorithm reruns exactly its shards
-    (editing the shared engine reruns every shard).
+    :func:`duelbench.provenance.codehash.closure_hash` of the algorithm's module together with
+    :mod:`duelbench.engine.simulate` (the engine, the regret definitions and everything they
+    import): comments and docstrings do not count, any other edit in that closure changes it.
+    The workflow passes it to the simulation rules (an edit reruns exactly the affected shards)
+    and the results archive keys on it.
     """
-    spec = get_algorithm(name)
-    h = hashlib.sha256()
-    files = [Path(spec.module_file), *map(Path, spec.extra_source_files), *_engine_source_files()]
-    for f in files:
-        h.update(str(f.name).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()
+    from duelbench.provenance.codehash import closure_hash, module_file
+
+    return closure_hash(get_algorithm(name).module_file, module_file("duelbench.engine.simulate"))

@@ -9,3 +9,7 @@
   algorithms.
 * :mod:`.shards` — cached result shards for the workflow.
 """
+
+from duelbench.provenance.compiled_cache import install as _install_compiled_cache
+
+_install_compiled_cache()

@@ -13,3 +13,7 @@
 All functions are ``numba.njit(cache=True)`` kernels that also run as plain Python
 (``NUMBA_DISABLE_JIT=1``).
 """
+
+from duelbench.provenance.compiled_cache import install as _install_compiled_cache
+
+_install_compiled_cache()

@@ -1,0 +1,153 @@
+"""The compiled cache can never serve stale code, and the closure hash follows behaviour only.
+
+The end-to-end tests copy the package into a temporary folder, fill a numba cache from it, edit
+one file of the copy and run a *fresh* process on the same (warm) cache: its result must equal a
+cold-cache run of the edited code and differ from the unedited result.  numba alone keys a cached
+function on its own file, so before the closure-keyed locator the first and third edit (a shared
+kernel, a statistics helper two calls below the algorithm) were served the old machine code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numba
+import pytest
+
+from duelbench.provenance import codehash
+from duelbench.provenance.compiled_cache import ClosureKeyedCacheLocator, locator_of
+
+SRC = Path(codehash.PACKAGE_ROOT)
+
+RUN_SCRIPT = textwrap.dedent("""
+    import hashlib, json, sys, warnings
+    warnings.simplefilter("ignore")
+    import duelbench
+    from duelbench.algorithms import rucb
+    from duelbench.provenance.compiled_cache import locator_of
+    r = duelbench.simulate("rucb", "arxiv", 3000, 2, seed=1, record_pairs=True)
+    digest = hashlib.sha256(r.pairs.tobytes() + r.regret.tobytes()).hexdigest()
+    print(json.dumps({"digest": digest, "module": rucb.__file__, "cache": locator_of(rucb.run)._cache_path}))
+""")
+
+#: (file inside the package, text to replace, replacement): each changes RUCB's pairs.
+EDITS = {
+    # a shared kernel: same law of the outcome, other realisations
+    "shared_kernel": ("engine/kernels.py", "return rng.random() < P[i, j]", "return rng.random() >= 1.0 - P[i, j]"),
+    # the algorithm's own file
+    "algorithm_file": ("algorithms/rucb.py", "log_t = math.log(t)", "log_t = math.log(t + 1)"),
+    # a statistics helper two calls below the algorithm (rucb -> confident_beats -> bounds.evidence)
+    "stats_two_deep": ("stats/bounds.py", "return n * d * d / alpha", "return n * d * d / (alpha * 1.25)"),
+}
+
+
+def _run(src_root: Path, cache: Path) -> dict:
+    env = dict(os.environ, PYTHONPATH=str(src_root), NUMBA_CACHE_DIR=str(cache))
+    env.pop("NUMBA_DISABLE_JIT", None)
+    proc = subprocess.run([sys.executable, "-c", RUN_SCRIPT], env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["module"].startswith(str(src_root)), out  # the copy is what ran
+    return out
+
+
+@pytest.fixture(scope="module")
+def package_copy(tmp_path_factory):
+    """A copy of the package and a cache filled from it: (src root, warm cache, pristine result)."""
+    root = tmp_path_factory.mktemp("pkg")
+    shutil.copytree(SRC, root / "duelbench", ignore=shutil.ignore_patterns("__pycache__"))
+    warm = root.parent / (root.name + "-cache")
+    return root, warm, _run(root, warm)
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_edit_in_the_closure_is_never_served_stale(package_copy, edit, tmp_path):
+    root, warm, pristine = package_copy
+    rel, old, new = EDITS[edit]
+    path = root / "duelbench" / rel
+    original = path.read_text()
+    assert original.count(old) == 1, f"{rel}: the edited text must occur exactly once"
+    path.write_text(original.replace(old, new))
+    try:
+        edited_warm = _run(root, warm)
+        edited_cold = _run(root, tmp_path / "cold-cache")
+    finally:
+        path.write_text(original)
+    assert edited_cold["digest"] != pristine["digest"], "the edit must change the result"
+    assert edited_warm["digest"] == edited_cold["digest"], f"stale compiled code served after editing {rel}"
+    assert edited_warm["cache"] != pristine["cache"]
+    # and the unedited code finds its own entries again
+    assert _run(root, warm)["digest"] == pristine["digest"]
+
+
+def _compiled_dispatchers():
+    import importlib
+    import pkgutil
+
+    import duelbench
+
+    for info in pkgutil.walk_packages(duelbench.__path__, "duelbench."):
+        if ".experiments" in info.name or info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for obj in vars(module).values():
+            if isinstance(obj, numba.core.registry.CPUDispatcher) and obj.__module__ == info.name:
+                yield info.name, obj
+
+
+def test_every_cached_kernel_of_the_package_uses_the_closure_keyed_locator():
+    seen = 0
+    for name, disp in _compiled_dispatchers():
+        if not disp._can_compile or getattr(disp, "_cache", None) is None:
+            continue
+        if type(disp._cache).__name__ == "NullCache":
+            continue
+        seen += 1
+        assert isinstance(locator_of(disp), ClosureKeyedCacheLocator), f"{name}.{disp.__name__}"
+    assert seen > 50
+
+
+def test_closure_of_an_algorithm_follows_its_imports():
+    files = {codehash.module_name(f) for f in codehash.import_closure(SRC / "algorithms" / "rucb.py")}
+    assert {"duelbench.algorithms.rucb", "duelbench.engine.kernels", "duelbench.stats.bounds",
+            "duelbench.stats.confident_beats", "duelbench.stats.heap", "duelbench.stats.counts",
+            "duelbench.algorithms.registry"} <= files
+    assert "duelbench.experiments" not in files and "duelbench.report.provenance" not in files
+
+
+def _hash_of_edited(tmp_path, rel, transform):
+    root = tmp_path / "src"
+    shutil.copytree(SRC, root / "duelbench", ignore=shutil.ignore_patterns("__pycache__"))
+    target = root / "duelbench" / rel
+    target.write_text(transform(target.read_text()))
+    # hash the copy with this module's code: the copy's package root differs
+    script = (f"import sys; sys.path.insert(0, {str(root)!r}); from duelbench.provenance import codehash; "
+              f"print(codehash.closure_hash({str(root / 'duelbench' / 'algorithms' / 'rucb.py')!r}))")
+    env = dict(os.environ, PYTHONPATH=str(root))
+    return subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def test_closure_hash_ignores_comments_and_docstrings_but_not_code(tmp_path):
+    base = _hash_of_edited(tmp_path / "a", "stats/bounds.py", lambda s: s)
+    commented = _hash_of_edited(tmp_path / "b", "stats/bounds.py",
+                                lambda s: s.replace('"""Upper confidence bound', '"""Upper (reworded) bound')
+                                .replace("import math\n", "import math  # a comment\n\n"))
+    changed = _hash_of_edited(tmp_path / "c", "stats/bounds.py", lambda s: s.replace("return 2.0", "return 2.5"))
+    assert base == commented
+    assert base != changed
+
+
+def test_closure_hash_of_a_plugin_covers_the_package_modules_it_imports(tmp_path):
+    plugin = tmp_path / "my_alg.py"
+    plugin.write_text("from duelbench.engine.kernels import duel\nimport numpy as np\n")
+    files = [codehash.module_name(f) or f.name for f in codehash.import_closure(plugin)]
+    assert files[0] == "my_alg.py" and "duelbench.engine.kernels" in files
+    assert hashlib.sha256 and len(codehash.closure_hash(plugin)) == 64
