@@ -6,12 +6,16 @@ asserts, for each paper, that
 
 * every check declared in ``data/published/<paper>.yaml`` appears in ``checks.csv``;
 * every check whose gate is asserted at quick fidelity (``asserted == True``) passes;
-* ``replication_status.csv`` lists the paper.
+* ``replication_status.csv`` lists the paper;
+* every output is byte-identical to the committed manifest ``tests/data/quick_outputs.sha256``
+  (timing tables and provenance sidecars aside: they record the machine and the time), so any
+  change of a result, also through a refactoring, is seen and recorded on purpose.
 
 Published claims are gated ``full``: at quick fidelity they are computed and shown but not
 asserted (a failed replication is a finding, decided at paper fidelity).
 """
 
+import hashlib
 import os
 import subprocess
 import sys
@@ -24,6 +28,9 @@ from duelbench.report.checks import load_registry, read_csv_rows
 CHECKOUT = Path(__file__).resolve().parent.parent
 PAPERS = ("komiyama2016", "zoghi2015")
 FIGURES = CHECKOUT / "results" / "quick" / "figures"
+MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
+#: Outputs that record wall or CPU time, hence differ between builds.
+TIMING_TABLES = ("throughput.csv", "appendix_c_cost.csv")
 
 pytestmark = pytest.mark.slow
 
@@ -53,3 +60,21 @@ def test_quick_gated_checks_pass(quick_build, paper):
 def test_replication_status_lists_every_paper(quick_build):
     rows = read_csv_rows(quick_build / "replication_status.csv")
     assert {r["paper"] for r in rows} >= set(PAPERS)
+
+
+def _manifest() -> dict[str, str]:
+    rows = [line.split() for line in MANIFEST.read_text().splitlines() if line and not line.startswith("#")]
+    return {path: digest for digest, path in rows}
+
+
+def test_quick_outputs_match_the_committed_manifest(quick_build):
+    expected = _manifest()
+    built = sorted(
+        str(p.relative_to(quick_build)) for sub in (*PAPERS, "replication_status.csv")
+        for p in ([quick_build / sub] if (quick_build / sub).is_file() else (quick_build / sub).rglob("*"))
+        if p.is_file() and p.suffix != ".json" and p.name not in TIMING_TABLES
+    )
+    assert built == sorted(expected), "outputs added or missing: update tests/data/quick_outputs.sha256 on purpose"
+    changed = [p for p in built if hashlib.sha256((quick_build / p).read_bytes()).hexdigest() != expected[p]]
+    assert not changed, (f"quick-fidelity outputs changed: {changed}; if the change is deliberate, rebuild and "
+                         "record the new sha256 in tests/data/quick_outputs.sha256 in the same commit")
