@@ -70,12 +70,19 @@ def test_schema_documents_every_key():
         ({"demo": {"seed": -1}}, "demo.seed: -1 is less than the minimum of 0"),
         ({"demo": {"datasets": []}}, "demo.datasets: [] should be non-empty"),
         ({"demo": {"kinds": ["borda"]}}, "demo.kinds[0]: 'borda' is not one of"),
-        ({"demo": {"algorithms": [{"name": "rucb", "parms": {}}]}}, "demo.algorithms[0]: Additional properties"),
+        ({"demo": {"algorithms": [{"name": "rucb", "parms": {}}]}},
+         "demo.algorithms[0].parms: unknown key (allowed: label, name, params); did you mean 'params'?"),
         ({"demo": {"algorithms": [{"name": "rucb", "params": {"alpha": "x"}}]}},
          "demo.algorithms[0].params.alpha: 'x' is not of type 'number'"),
-        ({"demo": {"typo": 1}}, "demo: Additional properties are not allowed ('typo' was unexpected)"),
-        ({"seed": 3}, "seed: unknown top-level key"),
-        ({"fidelities": {"quick": {"figure": "x"}}}, "fidelities.quick: Additional properties"),
+        ({"demo": {"typo": 1}}, "demo.typo: unknown key (allowed: algorithms, datasets, description, horizon, kinds"),
+        ({"seed": 3}, "seed: unknown top-level section (known: fidelity, results, data, fidelities, demo, "),
+        ({"zoghi2051": {"seed": 0}}, "zoghi2051: unknown top-level section (known: "),
+        ({"zoghi2051": {"seed": 0}}, "did you mean 'zoghi2015'?"),
+        ({"zoghi2015": {"figure1": {"horizn": 10}}},
+         "zoghi2015.figure1.horizn: unknown key (allowed: algorithms, dataset, horizon, runs"),
+        ({"komiyama2016": {"robustness": {"run": 3}}}, "did you mean 'runs'?"),
+        ({"fidelities": {"quick": {"figure": "x"}}},
+         "fidelities.quick.figure: unknown key (allowed: description, figures, overrides); did you mean 'figures'?"),
     ],
 )
 def test_schema_rejects_with_key_path(config, patch, message):
@@ -83,6 +90,13 @@ def test_schema_rejects_with_key_path(config, patch, message):
     with pytest.raises(dbx.ConfigError) as exc:
         dbx.validate_config(bad, SCHEMA)
     assert message in str(exc.value)
+
+
+def test_a_wrong_key_is_reported_in_a_few_lines(config):
+    bad = dbx.deep_merge(config, {"zoghi2015": {"figure1": {"horizn": 10}}})
+    with pytest.raises(dbx.ConfigError) as exc:
+        dbx.validate_config(bad, SCHEMA)
+    assert len(str(exc.value).splitlines()) <= 3, str(exc.value)
 
 
 def test_unknown_algorithm_and_bad_parameter(config):
@@ -224,3 +238,16 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
     )
     assert proc.returncode != 0
     assert "demo.algorithms[1]: unknown algorithm 'nonexistent'" in proc.stdout + proc.stderr
+
+    # an unknown section is an error (not silently ignored), and a wrong key inside a paper's
+    # section is a few lines naming the key, not a dump of the schema
+    for text, expected in [("zoghi2051:\n  seed: 0\n", "zoghi2051: unknown top-level section"),
+                           ("zoghi2015:\n  figure1:\n    horizn: 10\n", "zoghi2015.figure1.horizn: unknown key")]:
+        bad.write_text(text)
+        proc = subprocess.run(
+            [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
+            capture_output=True, text=True, env=snakemake_env(), timeout=300,
+        )
+        out = proc.stdout + proc.stderr
+        assert proc.returncode != 0 and expected in out, out[-3000:]
+        assert len(out.splitlines()) < 30, out

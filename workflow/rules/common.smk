@@ -20,7 +20,7 @@ CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yam
 try:
     _effective = dbx.validate_config(config, CONFIG_SCHEMA)
 except dbx.ConfigError as _exc:
-    raise WorkflowError(f"{_exc}\n(the schema {os.path.relpath(CONFIG_SCHEMA)} documents every key)") from None
+    raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
 # Fill in schema defaults (snakemake's validator does that) on the effective configuration.
 validate(_effective, CONFIG_SCHEMA)
 # From here on, `config` is the effective configuration of the active fidelity.
