@@ -119,7 +119,7 @@ def test_closure_of_an_algorithm_follows_its_imports():
     assert {"duelbench.algorithms.rucb", "duelbench.engine.kernels", "duelbench.stats.bounds",
             "duelbench.stats.confident_beats", "duelbench.stats.heap", "duelbench.stats.counts",
             "duelbench.algorithms.registry"} <= files
-    assert "duelbench.experiments" not in files and "duelbench.report.provenance" not in files
+    assert "duelbench.experiments" not in files and "duelbench.provenance.sidecar" not in files
 
 
 def _hash_of_edited(tmp_path, rel, transform):

@@ -1,4 +1,4 @@
-"""Provenance sidecars (duelbench.report.provenance)."""
+"""Provenance sidecars (duelbench.provenance.sidecar)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 import numpy as np
 import pytest
 
-from duelbench.report import provenance as prov
+from duelbench.provenance import sidecar as prov
 
 
 def test_sidecar_fields(tmp_path):

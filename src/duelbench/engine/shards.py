@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
+from duelbench.provenance.sidecar import write_sidecar
 
 from .result import SimulationResult
 from .simulate import simulate
@@ -69,8 +70,6 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
     result = simulate(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress, **canon)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     _atomic_write(out_path, result.to_npz)
-    from duelbench.report.provenance import write_sidecar
-
     write_sidecar(
         out_path,
         config={"fidelity": fidelity, "dataset": dataset, "algorithm": algorithm, "params": canon,

@@ -512,7 +512,7 @@ def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = N
     """
     from duelbench.algorithms import registry
     from duelbench.engine import warmup
-    from duelbench.report.provenance import Timer, atomic_write_text, write_sidecar
+    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
 
     names = [algorithm] if algorithm is not None else None
     with log_to(log), Timer() as t:

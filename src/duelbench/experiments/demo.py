@@ -93,7 +93,7 @@ def labels(config: Mapping, fidelity: str | None = None) -> dict[tuple[str, str]
 def aggregate(shard_paths: Sequence[str], out_csv: str, config: Mapping, fidelity: str | None = None,
               log: str | None = None) -> None:
     """Aggregate the demo's shards into ``out_csv`` (+ sidecar); messages go to ``log``."""
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .aggregate import summarise_shards, write_table
 
@@ -116,7 +116,7 @@ def plot(csv_path: str, out_paths: Sequence[str], config: Mapping, fidelity: str
     """Draw ``regret.pdf``/``.png`` from the aggregated CSV (+ sidecars); messages go to ``log``."""
     import pandas as pd
 
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .plotting import regret_panels, save_figure
 

@@ -371,7 +371,7 @@ def _cell(v) -> str:
 
 def write_rows(path: str, columns: Sequence[str], rows: Sequence[Mapping]) -> None:
     """Write ``rows`` as CSV atomically, every float at full precision."""
-    from duelbench.report.provenance import atomic_write_text
+    from duelbench.provenance.sidecar import atomic_write_text
     import io
 
     buf = io.StringIO()
@@ -502,7 +502,7 @@ def bounds_tables(config: Mapping, out_bounds: str, out_winners: str, out_datase
                   fidelity: str | None = None, log: str | None = None) -> None:
     """Write ``bound_constants.csv``, ``bound_winners.csv`` and ``datasets.csv`` (+ sidecars)."""
     from duelbench.data import registry as data_registry
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = settings(config, fidelity)
     names = bound_datasets(s)
@@ -591,7 +591,7 @@ def table1_sample_rows(job: Mapping) -> list[dict]:
 def run_table1_shard(out_path: str, job_json: str, log: str | None = None) -> None:
     """Compute one Table-1 shard (``job_json`` from :func:`table1_shards`) and write it + sidecar."""
     from duelbench.data import registry as data_registry
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     job = json.loads(job_json)
     with log_to(log), Timer() as t:
@@ -780,7 +780,7 @@ def table1(config: Mapping, shard_paths: Sequence[str], out_csv: str, out_md: st
            log: str | None = None) -> None:
     """Summarise the Table-1 shards into ``table1.csv`` and ``table1.md`` (+ sidecars)."""
     from duelbench.report.checks import load_registry
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = settings(config, fidelity)
     expected = [sh["path"] for sh in table1_shards(s)]
@@ -793,7 +793,7 @@ def table1(config: Mapping, shard_paths: Sequence[str], out_csv: str, out_md: st
         for r in rows:
             r["published"], r["check_id"] = pub.get(r["quantity"], (None, ""))
         write_rows(out_csv, TABLE1_COLUMNS, rows)
-        from duelbench.report.provenance import atomic_write_text
+        from duelbench.provenance.sidecar import atomic_write_text
 
         atomic_write_text(out_md, table1_markdown(rows, s, df))
         print(f"{len(df)} samples -> {out_csv}", flush=True)
@@ -823,7 +823,7 @@ def aggregate(config: Mapping, shard_paths: Sequence[str], out_regret: str, out_
     """``regret.csv`` (panel curves) and ``final_regret.csv`` (per-run final regret) + sidecars."""
     import numpy as np
 
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .aggregate import load_group
 
@@ -958,7 +958,7 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
 def plot_figure(config: Mapping, which: str, regret_csv: str, bounds_csv: str, datasets_csv: str,
                 out_paths: Sequence[str], fidelity: str | None = None, log: str | None = None) -> None:
     """Draw ``figure1`` or ``figure2`` (+ sidecars)."""
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .plotting import save_figure
 

@@ -380,7 +380,7 @@ def checks(config: Mapping, *, bounds: str, winners: str, datasets: str, table1:
            out_csv: str, fidelity: str | None = None, log: str | None = None) -> list[CheckResult]:
     """Write ``checks.csv`` (+ sidecar) from the experiment's tables."""
     from duelbench.report.checks import load_registry, write_checks_csv
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = settings(config, fidelity)
     with log_to(log), Timer() as t:
@@ -561,7 +561,7 @@ def robustness(config: Mapping, final_csv: str, out_csv: str, out_md: str, out_f
                fidelity: str | None = None, log: str | None = None) -> None:
     """``robustness.csv``, ``robustness.md`` and the robustness figure (+ sidecars)."""
     from duelbench.report.checks import load_registry
-    from duelbench.report.provenance import Timer, atomic_write_text, write_sidecar
+    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
 
     from .plotting import save_figure
 

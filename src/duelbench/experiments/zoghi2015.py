@@ -253,7 +253,7 @@ def experiment_code_hash() -> str:
     import hashlib
 
     import duelbench.report.checks as checks_mod
-    import duelbench.report.provenance as prov
+    import duelbench.provenance.sidecar as prov
 
     from . import aggregate, plotting
 
@@ -360,7 +360,7 @@ def table1_markdown(long, s: Mapping, published: Mapping[str, float], n_per_k: i
 def appendix_c_tables(shard_paths: Sequence[str], out: Mapping[str, str], config: Mapping,
                       fidelity: str | None = None, log: str | None = None) -> None:
     """Figure 4, Table 1, Figure 5, Figure 6 tables (+ per-sample cost) from the shards, with sidecars."""
-    from duelbench.report.provenance import Timer, atomic_write_text, write_sidecar
+    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
 
     from .aggregate import write_table
 
@@ -408,7 +408,7 @@ def appendix_c_figures(out: Mapping[str, str], config: Mapping, fidelity: str | 
     import pandas as pd
     from matplotlib.ticker import MaxNLocator
 
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .plotting import save_figure
 
@@ -493,7 +493,7 @@ def _check_regret_inputs(shard_paths: Sequence[str], config: Mapping, fidelity: 
 def regret_aggregate(shard_paths: Sequence[str], out: Mapping[str, str], config: Mapping,
                      fidelity: str | None = None, log: str | None = None) -> None:
     """``regret.csv`` and ``throughput.csv`` from the simulation shards (+ sidecars)."""
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     from .aggregate import write_table
 
@@ -524,7 +524,7 @@ def regret_figures(regret_csv: str, out: Mapping[str, str], config: Mapping, fid
     """Figures 1-3 and the sensitivity figure from ``regret.csv`` (+ sidecars)."""
     import pandas as pd
 
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = settings(config, fidelity)
     with log_to(log), Timer() as t:
@@ -798,7 +798,7 @@ def checks(out: Mapping[str, str], shard_paths: Sequence[str], config: Mapping, 
            log: str | None = None) -> list:
     """Every registry check at the active fidelity -> ``checks.csv`` (+ sidecar)."""
     from duelbench.report.checks import evaluate_registry, load_registry, write_checks_csv
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = settings(config, fidelity)
     by_item = _check_regret_inputs(shard_paths, config, fidelity)

@@ -379,7 +379,7 @@ def _atomic_npz(path: str, arrays: Mapping[str, np.ndarray]) -> None:
 def run_shard(shard: AppendixCShard, *, log=print) -> dict[str, np.ndarray]:
     """Compute one shard and write it (npz, compressed) with its provenance sidecar."""
     from duelbench.data.registry import load_matrix
-    from duelbench.report.provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     P = load_matrix(shard.click_model)
     pairs = shard.pairs()

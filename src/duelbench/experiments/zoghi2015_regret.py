@@ -149,7 +149,7 @@ def throughput_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]
     import pandas as pd
 
     from duelbench.data.registry import dataset_info
-    from duelbench.report.provenance import read_sidecar
+    from duelbench.provenance.sidecar import read_sidecar
 
     rows = []
     for item in REGRET_ITEMS:
