@@ -11,6 +11,7 @@ from duelbench.provenance import codehash
 #: package -> the duelbench packages it may import (besides itself and the top-level package).
 ALLOWED = {
     "provenance": set(),
+    "archive": {"provenance"},
     "problems": {"provenance"},
     "stats": {"provenance"},
     "data": {"provenance", "problems"},
