@@ -152,7 +152,10 @@ def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algor
     source = root / edited
     original = source.read_bytes()
     try:
-        source.write_bytes(original + b"\n# an edit that changes the code hash\n")
+        # a comment or docstring does not change the code hash; code does
+        source.write_bytes(original + b"\n# a comment\n")
+        assert pending(plan(root)) == set()
+        source.write_bytes(original + b"\n_AN_EDIT_THAT_CHANGES_THE_CODE_HASH = 1\n")
         p = plan(root)
         expected = set().union(*(_expected_shards(root, a) for a in algorithms))
         assert pending(p, "simulate_shard") == expected
