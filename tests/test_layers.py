@@ -49,3 +49,14 @@ def test_algorithms_and_engine_do_not_import_upper_layers(package):
     bad = {f: sorted(deps & FORBIDDEN_ABOVE[package]) for f, deps in _imports_of(package).items()
            if deps & FORBIDDEN_ABOVE[package]}
     assert not bad, f"{package} imports layers above it: {bad}"
+
+
+def test_every_package_import_resolves_to_a_module():
+    """A moved or renamed module leaves no import behind (also inside functions, where only the
+    call that runs it would fail)."""
+    broken = []
+    for path in sorted(codehash.PACKAGE_ROOT.rglob("*.py")):
+        for module, name, level in codehash._parse(path)[1]:
+            if (level or module.split(".")[0] == codehash.PACKAGE) and not codehash._resolve(path, module, name, level):
+                broken.append(f"{path.relative_to(codehash.PACKAGE_ROOT)}: {'.' * level}{module} {name or ''}")
+    assert not broken, broken
