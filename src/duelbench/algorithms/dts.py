@@ -32,7 +32,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step
+from duelbench.stats.choice import argmax_random_tie
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
 
@@ -119,23 +119,11 @@ def select(state, t, rng):
 update = cb_update_state
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 ALGORITHM = AlgorithmSpec(
     name="dts",
     title="D-TS",
     reference="Wu & Liu (NIPS 2016), Algorithm 1, alpha = 0.51 (L894-895)",
     defaults={"alpha": 0.51},
-    run=run,
+    steps=(init, select, update),
     validate=alpha_above_half("dts", "Wu & Liu, Proposition 1"),
 )
