@@ -23,6 +23,9 @@ Decisions
   boundary case u = 1/2 exactly is documented there.
 * Line 14 ties (probability zero except against the fixed 1/2 of a(1)): lowest index, as the
   authors' code; line 11 ties: uniformly at random (explicit in the paper).
+* Phase 2 draws θ(2)_{i a(1)} only for the arms eligible at line 14 (l_{i a(1)} ≤ 1/2), in index
+  order; line 13 samples every i ≠ a(1), but the other samples cannot be chosen, so the law of
+  a(2) is the paper's and only the consumption of the random stream differs.
 * "x/0 := 1" and ln t with t = 1, 2, … as in :mod:`duelbench.stats.bounds`.
 * Self-comparisons are not counted (the paper increments the unused diagonal B_aa).
 """

@@ -23,6 +23,9 @@ Decisions
   there.
 * "ties at random, d ≠ c if tied": among the maximisers of u_jc, c itself is excluded whenever
   another arm ties with it; the remaining ties are broken uniformly at random.
+* "P(c) = 1/(2^|B| |C \\ B|)": after the coin that keeps c = b (probability 1/2 when B ≠ ∅),
+  c is one uniform draw over C \\ B, drawn also when C \\ B has a single arm (one uniform
+  draw consumed either way).
 * ``ln t`` with t = 1, 2, … (the current step), natural log.
 """
 
