@@ -106,7 +106,7 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
     from duelbench.experiments import log_to
 
-    from .provenance import Timer, write_sidecar
+    from duelbench.provenance.sidecar import Timer, write_sidecar
 
     paths = sorted(os.fspath(p) for p in checks_paths)
     with log_to(log), Timer() as t:
