@@ -142,3 +142,15 @@ def module_closure_hash(name: str) -> str:
     if path is None:
         raise ValueError(f"{name!r} is not a module of the {PACKAGE} package")
     return closure_hash(path)
+
+
+#: The lock file pinning every package version (numba or numpy updates can change random streams).
+LOCK_FILE = "requirements.lock"
+
+
+def lock_hash() -> str:
+    """sha256 (hex) of the checkout's ``requirements.lock``; ``"no-lock-file"`` outside a checkout."""
+    path = PACKAGE_ROOT.parent.parent / LOCK_FILE
+    if not path.is_file():
+        return "no-lock-file"
+    return hashlib.sha256(path.read_bytes()).hexdigest()
