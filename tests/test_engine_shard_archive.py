@@ -86,3 +86,25 @@ def test_workflow_shard_file_and_archive_agree(tmp_path):
     shard_archive.archive_result(archive, duelbench.engine.shards.load_shards([path]), ["copeland_wu"])
     _, restored = shard_archive.lookup_shard(archive, "arxiv", "dts", {}, 2000, 0, 3, 0, ["copeland_wu"])
     assert restored.regret_of("copeland_wu").tobytes() == result.regret_of("copeland_wu").tobytes()
+
+
+def test_archive_command_adds_only_shards_computed_by_this_code(tmp_path, capsys):
+    from duelbench.engine import archive_cli
+    from duelbench.provenance.sidecar import sidecar_path
+
+    path = tmp_path / shard_path("paper", "arxiv", "random", {}, 1000, 0, 2, root="r")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_shard(path, dataset="arxiv", algorithm="random", params={}, horizon=1000, run_start=0, run_stop=2, seed=0,
+                  fidelity="paper", quiet=True)
+    root = tmp_path / "archive"
+    assert archive_cli.main(["--archive", str(root), "add", "--kinds", "copeland", str(path)]) == 0
+    assert archive_cli.main(["--archive", str(root), "status"]) == 0
+    assert "1 valid" in capsys.readouterr().out
+    # a shard whose sidecar shows other code is refused, with the fix in the message
+    side = sidecar_path(path)
+    text = open(side).read()
+    open(side, "w").write(text.replace('"source_hash": "', '"source_hash": "0'))
+    assert archive_cli.main(["--archive", str(root), "add", "--kinds", "copeland", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "computed by other code" in err and "Recompute it with this code" in err
