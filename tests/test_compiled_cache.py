@@ -155,3 +155,16 @@ def test_closure_hash_of_a_plugin_covers_the_package_modules_it_imports(tmp_path
     files = [codehash.module_name(f) or f.name for f in codehash.import_closure(plugin)]
     assert files[0] == "my_alg.py" and "duelbench.algorithms.kernels" in files
     assert hashlib.sha256 and len(codehash.closure_hash(plugin)) == 64
+
+
+def test_simulation_code_hash_leaves_out_provenance_and_optionally_the_loaders():
+    from duelbench.algorithms.registry import NOT_SIMULATION_CODE, get_algorithm
+    from duelbench.provenance.codehash import import_closure, module_file
+
+    roots = (get_algorithm("rucb").module_file, module_file("duelbench.engine.simulate"))
+    full = {codehash.module_name(f) for f in import_closure(*roots)}
+    sim = {codehash.module_name(f) for f in import_closure(*roots, exclude=NOT_SIMULATION_CODE)}
+    nodata = {codehash.module_name(f) for f in import_closure(*roots, exclude=NOT_SIMULATION_CODE + ("duelbench.data",))}
+    assert "duelbench.provenance.codehash" in full and not any(m.startswith("duelbench.provenance") for m in sim)
+    assert "duelbench.data.registry" in sim and not any(m.startswith("duelbench.data") for m in nodata)
+    assert {"duelbench.engine.loop", "duelbench.problems.regret", "duelbench.algorithms.rucb"} <= nodata

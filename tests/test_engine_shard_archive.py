@@ -42,13 +42,13 @@ def test_restored_shard_equals_the_recomputed_one(tmp_path, algorithm):
 def test_key_covers_code_lock_dataset_and_job(monkeypatch):
     base = shard_archive.shard_key("arxiv", "rucb", {}, 3000, 0, 4, 3, ["copeland"])
     assert base["dataset_sha256"] == duelbench.load_matrix("arxiv").sha256
-    assert base["code"] == duelbench.algorithms.registry.source_hash("rucb") and len(base["lock"]) == 64
+    assert base["code"] == duelbench.algorithms.registry.source_hash("rucb", with_data=False) and len(base["lock"]) == 64
     for changed in (dict(params={"alpha": 0.6}), dict(run_start=1), dict(seed=4), dict(kinds=["condorcet"])):
         args = dict(dataset="arxiv", algorithm="rucb", params={}, horizon=3000, run_start=0, run_stop=4, seed=3,
                     kinds=["copeland"])
         args.update(changed)
         assert shard_archive.shard_key(**args) != base
-    monkeypatch.setattr(shard_archive, "source_hash", lambda name: "0" * 64)
+    monkeypatch.setattr(shard_archive, "source_hash", lambda name, **kw: "0" * 64)
     assert shard_archive.shard_key("arxiv", "rucb", {}, 3000, 0, 4, 3, ["copeland"])["code"] != base["code"]
     monkeypatch.setattr(shard_archive, "lock_hash", lambda: "1" * 64)
     assert shard_archive.shard_key("arxiv", "rucb", {}, 3000, 0, 4, 3, ["copeland"])["lock"] != base["lock"]
@@ -62,7 +62,7 @@ def test_stale_and_tampered_shards_are_not_used(tmp_path, monkeypatch):
     assert shard_archive.lookup_shard(archive, "arxiv", "rucb", {}, 3000, 4, 8, 3, ["copeland"])[0].status == MISSING
     # new code: the same job is found but stale, and nothing is returned
     real = shard_archive.source_hash
-    monkeypatch.setattr(shard_archive, "source_hash", lambda name: "f" * 64 if name == "rucb" else real(name))
+    monkeypatch.setattr(shard_archive, "source_hash", lambda name, **kw: "f" * 64 if name == "rucb" else real(name, **kw))
     found, result = shard_archive.lookup_shard(archive, *args)
     assert found.status == STALE and found.differs == ["code"] and result is None
     monkeypatch.undo()

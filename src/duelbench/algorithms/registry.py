@@ -218,15 +218,23 @@ def param_hash(name: str, params: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def source_hash(name: str) -> str:
+#: Packages whose code cannot change a simulation's numbers: provenance (hashing, sidecars,
+#: the compiled cache's location).
+NOT_SIMULATION_CODE = ("duelbench.provenance",)
+
+
+def source_hash(name: str, *, with_data: bool = True) -> str:
     """Hash of the code that computes the algorithm's simulation results.
 
     :func:`duelbench.provenance.codehash.closure_hash` of the algorithm's module together with
     :mod:`duelbench.engine.simulate` (the engine, the regret definitions and everything they
-    import): comments and docstrings do not count, any other edit in that closure changes it.
-    The workflow passes it to the simulation rules (an edit reruns exactly the affected shards)
-    and the results archive keys on it.
+    import), without :data:`NOT_SIMULATION_CODE`: comments and docstrings do not count, any
+    other edit in that closure changes it.  The workflow passes it to the simulation rules (an
+    edit reruns exactly the affected shards).  ``with_data=False`` also leaves out the dataset
+    loaders (:mod:`duelbench.data`), for keys that hold the loaded matrix's own sha256 (the
+    results archive): a loader edit that leaves every matrix as it was keeps them valid.
     """
     from duelbench.provenance.codehash import closure_hash, module_file
 
-    return closure_hash(get_algorithm(name).module_file, module_file("duelbench.engine.simulate"))
+    exclude = NOT_SIMULATION_CODE + (() if with_data else ("duelbench.data",))
+    return closure_hash(get_algorithm(name).module_file, module_file("duelbench.engine.simulate"), exclude=exclude)

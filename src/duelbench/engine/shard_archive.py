@@ -6,8 +6,9 @@ content depends on:
 
 * the job: dataset name and the sha256 of its matrix, algorithm, canonical parameters, horizon,
   run range, seed, arm shuffling, the regret kinds kept;
-* the code: :func:`duelbench.algorithms.registry.source_hash` (import closure of the algorithm
-  and the engine, normalised source);
+* the code: :func:`duelbench.algorithms.registry.source_hash` without the dataset loaders
+  (import closure of the algorithm and the engine, normalised source; the matrix enters by its
+  own sha256);
 * the environment: sha256 of ``requirements.lock`` (a numba or numpy update can change streams).
 
 Its **path** names the job only (``simulation/<dataset>/<algorithm>-<paramhash>/T<horizon>/
@@ -49,7 +50,7 @@ def shard_key(dataset: str, algorithm: str, params: dict, horizon: int, run_star
         "kind": KIND, "dataset": dataset, "dataset_sha256": resolve_matrix(dataset).sha256,
         "algorithm": algorithm, "params": canonical_params(algorithm, params), "horizon": int(horizon),
         "runs": [int(run_start), int(run_stop)], "seed": int(seed), "permute": bool(permute), "kinds": kinds,
-        "code": source_hash(algorithm), "lock": lock_hash(),
+        "code": source_hash(algorithm, with_data=False), "lock": lock_hash(),
     }
 
 
