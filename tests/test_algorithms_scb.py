@@ -63,6 +63,8 @@ def reference_scb_pairs(P, horizon, rng):
             return rng.random() < P[i, j]
 
         def reward(i):
+            if used[0] == budget:  # no query left: the kernel draws no opponent either
+                raise _Budget
             j = uniform_index(K - 1, rng)
             j = j + 1 if j >= i else j
             n = w = 0
