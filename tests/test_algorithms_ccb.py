@@ -17,7 +17,8 @@ import pytest
 
 import duelbench
 from duelbench.algorithms import ccb
-from duelbench.engine.kernels import uniform_index
+from duelbench.stats.choice import uniform_index
+from duelbench.engine.loop import run_algorithm
 from duelbench.engine.simulate import regret_stack
 from duelbench.problems.matrix import PreferenceMatrix
 from duelbench.stats.bounds import ucb
@@ -154,8 +155,8 @@ def _compiled_pairs(P, T, seed, alpha=ALPHA):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ArXiv's exact tie
         R = regret_stack(PreferenceMatrix(P))
-    _, pairs = ccb.run(np.ascontiguousarray(P), R, np.array([T], dtype=np.int64), np.array([alpha]),
-                       np.random.default_rng(seed), True)
+    _, pairs = run_algorithm("ccb", np.ascontiguousarray(P), R, np.array([T], dtype=np.int64), np.array([alpha]),
+                             np.random.default_rng(seed), True)
     return pairs
 
 

@@ -289,7 +289,7 @@ def test_registered_with_paper_parameters():
     assert "ecw_rmed" in list_algorithms()
     spec = get_algorithm("ecw_rmed")
     assert spec.defaults == {"alpha": 3.0, "beta": 0.01}
-    assert spec.run is not None
+    assert spec.steps is not None
     # the Theorem-5 target's code is part of the code hash that keys its results
     from duelbench.provenance.codehash import import_closure
 

@@ -14,8 +14,9 @@ import pytest
 import duelbench
 from duelbench.algorithms import scb
 from duelbench.algorithms.registry import get_algorithm
-from duelbench.engine.kernels import uniform_index
+from duelbench.stats.choice import uniform_index
 from duelbench.engine.seeding import run_rng
+from duelbench.engine.traces import scb_exploration_trace
 from duelbench.engine.simulate import regret_stack
 from duelbench.problems.generators import copeland_cycle_plus_order
 from duelbench.problems.matrix import PreferenceMatrix
@@ -62,6 +63,8 @@ def reference_scb_pairs(P, horizon, rng):
             return rng.random() < P[i, j]
 
         def reward(i):
+            if used[0] == budget:  # no query left: the kernel draws no opponent either
+                raise _Budget
             j = uniform_index(K - 1, rng)
             j = j + 1 if j >= i else j
             n = w = 0
@@ -188,7 +191,7 @@ def test_deterministic_two_arm_case_by_hand():
     assert third[108:] == [(0, 0)] * 148
     assert pairs[276:276 + 152] == [(0, 1)] * 38 + [(1, 0)] * 38 + [(0, 1)] * 38 + [(1, 0)] * 38
     assert pairs[276 + 152:] == [(0, 0)] * (1000 - 276 - 152)
-    rows = scb.exploration_trace(DETERMINISTIC2, 1000, permute=False)
+    rows = scb_exploration_trace(DETERMINISTIC2, 1000, permute=False)
     assert [(d["r"], d["start"], d["T0"], d["status"], d["arm"]) for d in rows] == [
         (1, 0, 4, 0, 0), (2, 4, 16, 0, 0), (3, 20, 108, 1, 0), (4, 276, 152, 1, 0)]
 
@@ -210,7 +213,7 @@ def test_finds_a_copeland_winner_then_exploits_easy_instance():
     assert np.array_equal(res.regret[:, 3], res.regret[:, 2])
     assert np.array_equal(res.regret[:, 1], res.regret[:, 0])
     for run in range(3):
-        rows = scb.exploration_trace(EASY_CW, 1_000_000, seed=3, run_index=run)
+        rows = scb_exploration_trace(EASY_CW, 1_000_000, seed=3, run_index=run)
         assert [d["start"] for d in rows] == PHASE_STARTS
         assert [d["status"] for d in rows[3:]] == [1, 1] and all(d["arm"] == 0 for d in rows[3:])
         assert rows[3]["T0"] < 30_000 and rows[4]["T0"] < 60_000
@@ -223,7 +226,7 @@ def test_stopping_rule_fires_with_tied_copeland_winners(P):
     winners = set(copeland_winners(PreferenceMatrix(P)))
     assert len(winners) == 3
     for run in range(4):
-        rows = scb.exploration_trace(P, 2_000_000, seed=11, run_index=run)
+        rows = scb_exploration_trace(P, 2_000_000, seed=11, run_index=run)
         last = rows[-1]
         assert last["r"] == 5 and last["status"] == 1 and last["B"] >= 3
         assert last["arm"] in winners
@@ -233,7 +236,7 @@ def test_stopping_rule_fires_with_tied_copeland_winners(P):
 
 
 def test_exploration_of_500_arm_problem_is_cut_by_the_horizon():
-    rows = scb.exploration_trace("zoghi_copeland500", 200_000, seed=0)
+    rows = scb_exploration_trace("zoghi_copeland500", 200_000, seed=0)
     assert [d["status"] for d in rows] == [0, 0, 0, 0, -1]  # phases 1-4 forced, phase 5 running
     assert [d["T0"] for d in rows[:4]] == [4, 16, 256, 65536] and rows[4]["T0"] == 200_000 - 65812
 
@@ -261,7 +264,7 @@ def test_one_arm_kernel_plays_the_arm_against_itself():
 def test_tied_pair_is_force_terminated():
     """p_01 = 1/2 exactly: reward calls never decide; every phase runs to its force-termination."""
     P = np.array([[0.5, 0.5], [0.5, 0.5]])
-    rows = scb.exploration_trace(P, 70_000, permute=False)
+    rows = scb_exploration_trace(P, 70_000, permute=False)
     assert [d["status"] for d in rows] == [0, 0, 0, 0, -1]
 
 

@@ -31,16 +31,18 @@ RUN_SCRIPT = textwrap.dedent("""
     warnings.simplefilter("ignore")
     import duelbench
     from duelbench.algorithms import rucb
+    from duelbench.engine import loop
     from duelbench.provenance.compiled_cache import locator_of
     r = duelbench.simulate("rucb", "arxiv", 3000, 2, seed=1, record_pairs=True)
     digest = hashlib.sha256(r.pairs.tobytes() + r.regret.tobytes()).hexdigest()
-    print(json.dumps({"digest": digest, "module": rucb.__file__, "cache": locator_of(rucb.run)._cache_path}))
+    cache = [locator_of(rucb.select)._cache_path, locator_of(loop.run_steps)._cache_path, loop.loop_key("rucb")]
+    print(json.dumps({"digest": digest, "module": rucb.__file__, "cache": cache}))
 """)
 
 #: (file inside the package, text to replace, replacement): each changes RUCB's pairs.
 EDITS = {
     # a shared kernel: same law of the outcome, other realisations
-    "shared_kernel": ("engine/kernels.py", "return rng.random() < P[i, j]", "return rng.random() >= 1.0 - P[i, j]"),
+    "shared_kernel": ("algorithms/kernels.py", "return rng.random() < P[i, j]", "return rng.random() >= 1.0 - P[i, j]"),
     # the algorithm's own file
     "algorithm_file": ("algorithms/rucb.py", "log_t = math.log(t)", "log_t = math.log(t + 1)"),
     # a statistics helper two calls below the algorithm (rucb -> confident_beats -> bounds.evidence)
@@ -116,9 +118,11 @@ def test_every_cached_kernel_of_the_package_uses_the_closure_keyed_locator():
 
 def test_closure_of_an_algorithm_follows_its_imports():
     files = {codehash.module_name(f) for f in codehash.import_closure(SRC / "algorithms" / "rucb.py")}
-    assert {"duelbench.algorithms.rucb", "duelbench.engine.kernels", "duelbench.stats.bounds",
+    assert {"duelbench.algorithms.rucb", "duelbench.stats.bounds",
             "duelbench.stats.confident_beats", "duelbench.stats.heap", "duelbench.stats.counts",
-            "duelbench.algorithms.registry"} <= files
+            "duelbench.algorithms.registry", "duelbench.stats.choice"} <= files
+    loop = {codehash.module_name(f) for f in codehash.import_closure(SRC / "engine" / "loop.py")}
+    assert "duelbench.algorithms.kernels" in loop and "duelbench.algorithms.rucb" not in loop  # see loop_key
     assert "duelbench.experiments" not in files and "duelbench.provenance.sidecar" not in files
 
 
@@ -147,7 +151,20 @@ def test_closure_hash_ignores_comments_and_docstrings_but_not_code(tmp_path):
 
 def test_closure_hash_of_a_plugin_covers_the_package_modules_it_imports(tmp_path):
     plugin = tmp_path / "my_alg.py"
-    plugin.write_text("from duelbench.engine.kernels import duel\nimport numpy as np\n")
+    plugin.write_text("from duelbench.algorithms.kernels import duel\nimport numpy as np\n")
     files = [codehash.module_name(f) or f.name for f in codehash.import_closure(plugin)]
-    assert files[0] == "my_alg.py" and "duelbench.engine.kernels" in files
+    assert files[0] == "my_alg.py" and "duelbench.algorithms.kernels" in files
     assert hashlib.sha256 and len(codehash.closure_hash(plugin)) == 64
+
+
+def test_simulation_code_hash_leaves_out_provenance_and_optionally_the_loaders():
+    from duelbench.algorithms.registry import NOT_SIMULATION_CODE, get_algorithm
+    from duelbench.provenance.codehash import import_closure, module_file
+
+    roots = (get_algorithm("rucb").module_file, module_file("duelbench.engine.simulate"))
+    full = {codehash.module_name(f) for f in import_closure(*roots)}
+    sim = {codehash.module_name(f) for f in import_closure(*roots, exclude=NOT_SIMULATION_CODE)}
+    nodata = {codehash.module_name(f) for f in import_closure(*roots, exclude=NOT_SIMULATION_CODE + ("duelbench.data",))}
+    assert "duelbench.provenance.codehash" in full and not any(m.startswith("duelbench.provenance") for m in sim)
+    assert "duelbench.data.registry" in sim and not any(m.startswith("duelbench.data") for m in nodata)
+    assert {"duelbench.engine.loop", "duelbench.problems.regret", "duelbench.algorithms.rucb"} <= nodata

@@ -34,7 +34,7 @@ for alg in args["algorithms"]:
 print(json.dumps(out))
 """
 
-COMPILED = [a for a in list_algorithms() if get_algorithm(a).run is not None]
+COMPILED = [a for a in list_algorithms() if get_algorithm(a).compiled]
 
 
 @pytest.fixture(scope="module")

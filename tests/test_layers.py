@@ -19,7 +19,7 @@ ALLOWED = {
 }
 #: packages that no module of ``package`` may import (the layers above it)
 FORBIDDEN_ABOVE = {
-    "algorithms": {"experiments", "report", "cli", "bench"},
+    "algorithms": {"engine", "experiments", "report", "cli", "bench"},
     "engine": {"experiments", "report", "cli", "bench"},
 }
 

@@ -82,7 +82,7 @@ def test_duplicate_name_and_bad_spec_rejected():
     clone = registry.AlgorithmSpec(**{**spec.__dict__, "module_file": "/elsewhere/rucb.py"})
     with pytest.raises(ValueError, match="registered twice"):
         registry.register(clone)
-    with pytest.raises(ValueError, match="exactly one of run= or policy="):
+    with pytest.raises(ValueError, match="exactly one of steps=, run= or policy="):
         registry.AlgorithmSpec(name="x", title="x", reference="", defaults={})
     with pytest.raises(ValueError, match="invalid algorithm name"):
         registry.register(registry.AlgorithmSpec(name="Bad-Name", title="", reference="", defaults={}, policy=object))

@@ -145,7 +145,7 @@ def _expected_shards(root: Path, algorithm: str | None = None) -> set[str]:
 
 @pytest.mark.parametrize(
     "edited, algorithms",
-    [("src/duelbench/algorithms/rucb.py", ["rucb"]), ("src/duelbench/engine/kernels.py", ALGORITHMS)],
+    [("src/duelbench/algorithms/rucb.py", ["rucb"]), ("src/duelbench/algorithms/kernels.py", ALGORITHMS)],
 )
 def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algorithms):
     root, _ = built

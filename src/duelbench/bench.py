@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     ap.add_argument("--horizon", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    names = args.algorithms or [a for a in list_algorithms() if get_algorithm(a).run is not None]
+    names = args.algorithms or [a for a in list_algorithms() if get_algorithm(a).compiled]
     out = {"machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
                        "cpu_count": os.cpu_count(), "threads_used": 1},
            "horizon": args.horizon, "steps_per_second": {}}

@@ -255,6 +255,12 @@ COMMANDS: tuple[Command, ...] = (
         delegate=("duelbench.report.checks", "main"),
     ),
     Command(
+        "archive",
+        "put finished simulation shards into the results archive; check and size it",
+        requires=(("duelbench.engine.archive_cli", "main"),),
+        delegate=("duelbench.engine.archive_cli", "main"),
+    ),
+    Command(
         "status",
         "rewrite figures/replication_status.csv from the checks.csv files on disk",
         requires=(("duelbench.report.status", "main"),),

@@ -73,7 +73,7 @@ Decisions on the ambiguities
 * **Order of the sub-steps:** bounds at ln t (t = 1, 2, …, natural log) → 9A → 9B → 9C →
   line 10 → 11 → 12 → 13 → compare; random numbers are drawn in exactly this order.
 * Self-comparisons (c = d) are not counted (they carry no information; W_cc is never read).
-* Random draws: :func:`duelbench.engine.kernels.uniform_index` for uniform choices, one
+* Random draws: :func:`duelbench.stats.choice.uniform_index` for uniform choices, one
   ``rng.random()`` per coin.
 
 The note and the paper.  The note's transcription (``zoghi2015.md`` §4.1) agrees with the
@@ -123,7 +123,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import duel, recorder_new, recorder_step, uniform_index
+from duelbench.stats.choice import uniform_index
 from duelbench.stats.bounds import ucb
 from duelbench.stats.confident_beats import ALPHA, cb_new, cb_observe, cb_refresh_pair
 from duelbench.stats.counts import new_counts
@@ -615,23 +615,11 @@ def update(state, i, j, i_won, t):
     cb_observe(cb, W, i, j, i_won, math.log(t), params[ALPHA])  # self-comparisons are not counted
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 ALGORITHM = AlgorithmSpec(
     name="ccb",
     title="CCB",
     reference="Zoghi et al. (NIPS 2015), Algorithm 1; alpha = 0.51 as in Komiyama et al. (2016) L305",
     defaults={"alpha": 0.51},
-    run=run,
+    steps=(init, select, update),
     validate=alpha_above_half("ccb", "Zoghi et al. 2015, Algorithm 1"),
 )

@@ -23,6 +23,9 @@ Decisions
   boundary case u = 1/2 exactly is documented there.
 * Line 14 ties (probability zero except against the fixed 1/2 of a(1)): lowest index, as the
   authors' code; line 11 ties: uniformly at random (explicit in the paper).
+* Phase 2 draws θ(2)_{i a(1)} only for the arms eligible at line 14 (l_{i a(1)} ≤ 1/2), in index
+  order; line 13 samples every i ≠ a(1), but the other samples cannot be chosen, so the law of
+  a(2) is the paper's and only the consumption of the random stream differs.
 * "x/0 := 1" and ln t with t = 1, 2, … as in :mod:`duelbench.stats.bounds`.
 * Self-comparisons are not counted (the paper increments the unused diagonal B_aa).
 """
@@ -32,7 +35,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step
+from duelbench.stats.choice import argmax_random_tie
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
 
@@ -119,23 +122,11 @@ def select(state, t, rng):
 update = cb_update_state
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 ALGORITHM = AlgorithmSpec(
     name="dts",
     title="D-TS",
     reference="Wu & Liu (NIPS 2016), Algorithm 1, alpha = 0.51 (L894-895)",
     defaults={"alpha": 0.51},
-    run=run,
+    steps=(init, select, update),
     validate=alpha_above_half("dts", "Wu & Liu, Proposition 1"),
 )

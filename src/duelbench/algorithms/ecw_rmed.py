@@ -116,7 +116,6 @@ from duelbench.bounds.ecw import (
     target_cache_new,
     target_refresh,
 )
-from duelbench.engine.kernels import duel, recorder_new, recorder_step
 from duelbench.stats.copeland import losses_into, min_losses, move_loss, pair_sign, winner_mask_into
 from duelbench.stats.counts import empirical_mean, n_pair, new_counts, record_outcome
 
@@ -387,18 +386,6 @@ def update(state, i, j, i_won, t):
         pass_step(state, i, j, t)
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 # --------------------------------------------------------------------------- inspection (tests)
 
 
@@ -434,6 +421,6 @@ ALGORITHM = AlgorithmSpec(
     title="ECW-RMED",
     reference="Komiyama, Honda & Nakagawa (ICML 2016), Algorithm 1 (ECW); alpha = 3.0, beta = 0.01 (L305)",
     defaults={"alpha": 3.0, "beta": 0.01},
-    run=run,
+    steps=(init, select, update),
     validate=_validate,
 )

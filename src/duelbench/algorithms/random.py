@@ -11,7 +11,7 @@ Decisions
 
 import numba
 
-from duelbench.engine.kernels import duel, recorder_new, recorder_step, uniform_index
+from duelbench.stats.choice import uniform_index
 
 from .registry import AlgorithmSpec
 
@@ -34,22 +34,10 @@ def update(state, i, j, i_won, t):
     return
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 ALGORITHM = AlgorithmSpec(
     name="random",
     title="Random",
     reference="Komiyama et al. (2016) L305: uniformly random pairs (ordered, with replacement)",
     defaults={},
-    run=run,
+    steps=(init, select, update),
 )

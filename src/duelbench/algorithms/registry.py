@@ -9,9 +9,10 @@ module that the registry discovers:
 3. every module named by an entry point of the group ``duelbench.algorithms`` (for
    installable packages).
 
-An implementation is either a compiled ``run`` kernel (see :mod:`duelbench.engine.kernels`
-for its contract) or a pure-Python :class:`Policy` class run by
-:mod:`duelbench.engine.python_loop`.
+An implementation is one of: compiled step kernels ``steps=(init, select, update)``, run by the
+engine's shared loop (:mod:`duelbench.engine.loop`); a compiled ``run`` kernel with a loop of
+its own (block algorithms that commit to a pair for many steps); or a pure-Python
+:class:`Policy` class run by :mod:`duelbench.engine.python_loop`.
 """
 
 from __future__ import annotations
@@ -58,9 +59,12 @@ class AlgorithmSpec:
     reference : the paper and algorithm number implemented.
     defaults : parameter name → default value (floats); order = order of the kernel's
         ``params`` array.
-    run : compiled kernel ``run(P, regret, checkpoints, params, rng, record_pairs)`` →
-        ``(out, pairs)``, or ``None`` for a Python policy.
-    policy : a :class:`Policy` class, or ``None`` for a compiled kernel.
+    steps : compiled kernels ``(init, select, update)``: ``init(K, params) -> state``,
+        ``select(state, t, rng) -> (i, j)``, ``update(state, i, j, i_won, t)``, run by
+        :func:`duelbench.engine.loop.run_steps`.
+    run : compiled kernel with its own loop, ``run(P, regret, checkpoints, params, rng,
+        record_pairs)`` → ``(out, pairs)`` (see :mod:`duelbench.algorithms.kernels`).
+    policy : a :class:`Policy` class (pure Python).
     needs_horizon : the algorithm needs T in advance; the engine then runs it once per
         horizon point (``horizons=`` mode).
     validate : ``validate(params: dict) -> None``, raising ``ValueError`` on bad values.
@@ -72,6 +76,7 @@ class AlgorithmSpec:
     title: str
     reference: str
     defaults: dict[str, float]
+    steps: tuple[Callable, Callable, Callable] | None = None
     run: Callable | None = None
     policy: type | None = None
     needs_horizon: bool = False
@@ -79,8 +84,15 @@ class AlgorithmSpec:
     module_file: str = ""
 
     def __post_init__(self):
-        if (self.run is None) == (self.policy is None):
-            raise ValueError(f"algorithm {self.name!r}: give exactly one of run= or policy=")
+        if sum(x is not None for x in (self.steps, self.run, self.policy)) != 1:
+            raise ValueError(f"algorithm {self.name!r}: give exactly one of steps=, run= or policy=")
+        if self.steps is not None and len(self.steps) != 3:
+            raise ValueError(f"algorithm {self.name!r}: steps= is the triple (init, select, update)")
+
+    @property
+    def compiled(self) -> bool:
+        """Runs as compiled code (step kernels or its own ``run`` loop), not as a Python policy."""
+        return self.policy is None
 
 
 def alpha_above_half(name: str, source: str) -> Callable[[dict], None]:
@@ -206,15 +218,23 @@ def param_hash(name: str, params: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def source_hash(name: str) -> str:
+#: Packages whose code cannot change a simulation's numbers: provenance (hashing, sidecars,
+#: the compiled cache's location).
+NOT_SIMULATION_CODE = ("duelbench.provenance",)
+
+
+def source_hash(name: str, *, with_data: bool = True) -> str:
     """Hash of the code that computes the algorithm's simulation results.
 
     :func:`duelbench.provenance.codehash.closure_hash` of the algorithm's module together with
     :mod:`duelbench.engine.simulate` (the engine, the regret definitions and everything they
-    import): comments and docstrings do not count, any other edit in that closure changes it.
-    The workflow passes it to the simulation rules (an edit reruns exactly the affected shards)
-    and the results archive keys on it.
+    import), without :data:`NOT_SIMULATION_CODE`: comments and docstrings do not count, any
+    other edit in that closure changes it.  The workflow passes it to the simulation rules (an
+    edit reruns exactly the affected shards).  ``with_data=False`` also leaves out the dataset
+    loaders (:mod:`duelbench.data`), for keys that hold the loaded matrix's own sha256 (the
+    results archive): a loader edit that leaves every matrix as it was keeps them valid.
     """
     from duelbench.provenance.codehash import closure_hash, module_file
 
-    return closure_hash(get_algorithm(name).module_file, module_file("duelbench.engine.simulate"))
+    exclude = NOT_SIMULATION_CODE + (() if with_data else ("duelbench.data",))
+    return closure_hash(get_algorithm(name).module_file, module_file("duelbench.engine.simulate"), exclude=exclude)

@@ -33,7 +33,6 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import duel, recorder_new, recorder_step
 from duelbench.stats.counts import empirical_mean, n_pair, new_counts, record_outcome
 from duelbench.stats.kl import kl_to_half
 
@@ -157,18 +156,6 @@ def update(state, i, j, i_won, t):
             in_LN[a] = True
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 def _validate(p):
     if p["f_scale"] < 0:
         raise ValueError(f"rmed1: f_scale must be ≥ 0, got {p['f_scale']}")
@@ -179,6 +166,6 @@ ALGORITHM = AlgorithmSpec(
     title="RMED1",
     reference="Komiyama et al. (COLT 2015), RMED1 with f(K) = 0.3 K^1.01 (paper 000 L305)",
     defaults={"f_scale": 0.3, "f_exponent": 1.01},
-    run=run,
+    steps=(init, select, update),
     validate=_validate,
 )

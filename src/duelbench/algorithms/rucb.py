@@ -23,6 +23,9 @@ Decisions
   there.
 * "ties at random, d ≠ c if tied": among the maximisers of u_jc, c itself is excluded whenever
   another arm ties with it; the remaining ties are broken uniformly at random.
+* "P(c) = 1/(2^|B| |C \\ B|)": after the coin that keeps c = b (probability 1/2 when B ≠ ∅),
+  c is one uniform draw over C \\ B, drawn also when C \\ B has a single arm (one uniform
+  draw consumed either way).
 * ``ln t`` with t = 1, 2, … (the current step), natural log.
 """
 
@@ -31,7 +34,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import argmax_random_tie, duel, recorder_new, recorder_step, uniform_index
+from duelbench.stats.choice import argmax_random_tie, uniform_index
 from duelbench.stats.bounds import ucb
 from duelbench.stats.confident_beats import ALPHA, cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
@@ -119,23 +122,11 @@ def select(state, t, rng):
 update = cb_update_state
 
 
-@numba.njit(cache=True)
-def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run (see :mod:`duelbench.engine.kernels` for the contract)."""
-    state = init(P.shape[0], params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, checkpoints[-1] + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-    return rec[3], rec[4]
-
-
 ALGORITHM = AlgorithmSpec(
     name="rucb",
     title="RUCB",
     reference="Zoghi et al. (ICML 2014), Algorithm 1; alpha = 0.51 as in Komiyama et al. (2016) L305",
     defaults={"alpha": 0.51},
-    run=run,
+    steps=(init, select, update),
     validate=alpha_above_half("rucb", "Zoghi et al. 2014"),
 )

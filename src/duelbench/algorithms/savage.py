@@ -49,7 +49,7 @@ Decisions
   then by the lowest index.  Every arm has empirical wins ≤ Cpld_up ≤ M and the certified arms
   have exactly M, so this rule always returns a certified arm (a plain argmax of empirical wins
   could pick an uncertified arm that ties with M).  The pair (î, î) is then played until T; its
-  regret is added in closed form by :func:`duelbench.engine.kernels.recorder_commit` (``run``),
+  regret is added in closed form by :func:`duelbench.algorithms.kernels.recorder_commit` (``run``),
   so a horizon of 2×10^7 costs only the exploration steps.  ``run_stepwise`` plays the same
   pairs one step at a time (for tests).
 * If T ends during exploration there is no exploitation phase.
@@ -65,7 +65,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import duel, recorder_commit, recorder_new, recorder_step
+from duelbench.algorithms.kernels import duel, recorder_commit, recorder_new, recorder_step
 from duelbench.stats.counts import empirical_mean, new_counts, n_pair, record_outcome
 from duelbench.stats.hoeffding import hoeffding_side
 
@@ -241,7 +241,7 @@ def _run(P, regret, checkpoints, params, rng, record_pairs, closed_form):
 
 @numba.njit(cache=True)
 def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run with horizon ``checkpoints[-1]`` (see :mod:`duelbench.engine.kernels`)."""
+    """One run with horizon ``checkpoints[-1]`` (see :mod:`duelbench.algorithms.kernels`)."""
     return _run(P, regret, checkpoints, params, rng, record_pairs, True)
 
 

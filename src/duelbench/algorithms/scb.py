@@ -80,9 +80,9 @@ Further decisions
 * **Exploitation.**  The T − T_0 self-comparisons (a, a) of line 3 of Algorithm 3 are not
   simulated (no random draw: their outcome is never observed), so the random stream of a phase's
   exploration does not depend on earlier exploitation lengths.  Within the horizon they are
-  recorded in one block (:func:`duelbench.engine.kernels.recorder_block`: each checkpoint inside the block gets
+  recorded in one block (:func:`duelbench.algorithms.kernels.recorder_block`: each checkpoint inside the block gets
   ``cum + (t_k − t)·r(a, a)``); when the phase end lies at or beyond the horizon the rest of the
-  run is closed by :func:`duelbench.engine.kernels.recorder_commit`.  ``run_stepwise`` records
+  run is closed by :func:`duelbench.algorithms.kernels.recorder_commit`.  ``run_stepwise`` records
   the same pairs one step at a time (for tests; sums equal up to float summation order).
 
 Complexity: O(K) memory.  O(1) per comparison (one uniform draw, one log, one Hoeffding test);
@@ -95,7 +95,8 @@ import math
 import numba
 import numpy as np
 
-from duelbench.engine.kernels import duel, recorder_block, recorder_commit, recorder_new, recorder_step, uniform_index
+from duelbench.algorithms.kernels import duel, recorder_block, recorder_commit, recorder_new, recorder_step
+from duelbench.stats.choice import uniform_index
 from duelbench.stats.hoeffding import hoeffding_side
 from duelbench.stats.kl_bounds import kl_interval
 
@@ -366,7 +367,7 @@ def _run(P, regret, checkpoints, params, rng, record_pairs, closed_form, trace):
 
 @numba.njit(cache=True)
 def run(P, regret, checkpoints, params, rng, record_pairs):
-    """One run with horizon ``checkpoints[-1]`` (see :mod:`duelbench.engine.kernels`)."""
+    """One run with horizon ``checkpoints[-1]`` (see :mod:`duelbench.algorithms.kernels`)."""
     return _run(P, regret, checkpoints, params, rng, record_pairs, True, np.zeros((0, 7), dtype=np.int64))
 
 
@@ -386,38 +387,6 @@ def run_traced(P, regret, checkpoints, params, rng, trace):
 
 
 TRACE_FIELDS = ("r", "start", "T0", "arm", "status", "t", "B")
-
-
-def exploration_trace(matrix, horizon: int, seed: int = 0, run_index: int = 0, permute: bool = True) -> list[dict]:
-    """Per-phase exploration summary of one run, on the engine's arm labels and random stream.
-
-    Uses the same permutation and generator as :func:`duelbench.simulate` for run ``run_index``;
-    ``arm`` is reported in the original labels.  Returns one dict per phase reached (fields
-    :data:`TRACE_FIELDS`, plus ``T`` the phase length).
-    """
-    from duelbench.algorithms.registry import canonical_params, params_array
-    from duelbench.engine.seeding import run_permutation, run_rng
-    from duelbench.engine.simulate import regret_stack, resolve_matrix
-
-    P = resolve_matrix(matrix)
-    canon = canonical_params("scb", {})
-    K = P.K
-    perm = run_permutation(seed, P.identity, run_index, K) if permute else np.arange(K, dtype=np.int64)
-    Pp = np.ascontiguousarray(P.values[np.ix_(perm, perm)])
-    R = regret_stack(P)
-    Rp = np.ascontiguousarray(R[:, perm][:, :, perm])
-    rng = run_rng(seed, P.identity, "scb", canon, run_index)
-    trace = np.zeros((8, 7), dtype=np.int64)
-    run_traced(Pp, Rp, np.array([int(horizon)], dtype=np.int64), params_array("scb", canon), rng, trace)
-    rows = []
-    for row in trace:
-        if row[0] == 0:
-            break
-        d = dict(zip(TRACE_FIELDS, (int(x) for x in row)))
-        d["T"] = int(phase_length(d["r"]))
-        d["arm"] = int(perm[d["arm"]]) if d["arm"] >= 0 else -1
-        rows.append(d)
-    return rows
 
 
 ALGORITHM = AlgorithmSpec(

@@ -4,7 +4,7 @@ Same duel, recorder and random stream as the compiled loops (it calls the same k
 Python policy and a compiled transcription of it produce identical results.
 """
 
-from .kernels import duel, recorder_new, recorder_step
+from duelbench.algorithms.kernels import duel, recorder_new, recorder_step
 
 
 def run_policy(policy_cls, P, regret, checkpoints, params: dict, rng, record_pairs: bool):

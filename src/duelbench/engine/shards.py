@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
+from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.sidecar import write_sidecar
 
 from .result import SimulationResult
@@ -76,7 +77,7 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
                 "horizon": int(horizon), "run_start": int(run_start), "run_stop": int(run_stop), "seed": int(seed)},
         seeds={"seed": int(seed), "runs": [int(run_start), int(run_stop)],
                "stream": "SeedSequence(seed, spawn_key=(sha256(stream,dataset,algorithm,params) words, run))"},
-        extra={"source_hash": source_hash(algorithm), "steps": int(horizon) * n},
+        extra={"source_hash": source_hash(algorithm), "lock_hash": lock_hash(), "steps": int(horizon) * n},
         run_info={"steps_per_second": int(horizon) * n / wall if wall > 0 else None},
         wall_time=wall, cpu_time=cpu,
     )

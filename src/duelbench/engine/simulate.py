@@ -25,6 +25,7 @@ from duelbench.problems.matrix import PreferenceMatrix
 from duelbench.problems.regret import NoCondorcetWinnerError, regret_matrix
 
 from .checkpoints import default_checkpoints, horizon_mode_checkpoints, validate_checkpoints
+from .loop import run_algorithm
 from .python_loop import run_policy
 from .result import RECORDED_KINDS, SimulationResult
 from .seeding import run_permutation, run_rng
@@ -52,7 +53,18 @@ def regret_stack(P: PreferenceMatrix) -> np.ndarray:
     return np.ascontiguousarray(np.stack(mats))
 
 
+def permuted_instance(P: PreferenceMatrix, R: np.ndarray, seed: int, run: int, permute: bool = True):
+    """Run ``run``'s view of the instance: ``(perm, P', R')`` with arm k of the run being arm
+    ``perm[k]`` of ``P`` (the identity when ``permute`` is off)."""
+    perm = run_permutation(seed, P.identity, run, P.K) if permute else np.arange(P.K, dtype=np.int64)
+    Pp = np.ascontiguousarray(P.values[np.ix_(perm, perm)])
+    Rp = np.ascontiguousarray(R[:, perm][:, :, perm])
+    return perm, Pp, Rp
+
+
 def _one_run(spec, canon, pvec, Pp, Rp, checkpoints, rng, record_pairs):
+    if spec.steps is not None:
+        return run_algorithm(spec.name, Pp, Rp, checkpoints, pvec, rng, record_pairs)
     if spec.run is not None:
         return spec.run(Pp, Rp, checkpoints, pvec, rng, record_pairs)
     return run_policy(spec.policy, Pp, Rp, checkpoints, canon, rng, record_pairs)
@@ -109,9 +121,7 @@ def simulate(
     out = np.zeros((len(RECORDED_KINDS), runs, ckpts.shape[0]))
     pairs_all = np.zeros((runs, horizon, 2), dtype=np.int64) if record_pairs else None
     for row, r in enumerate(range(run_start, run_start + runs)):
-        perm = run_permutation(seed, P.identity, r, K) if permute else np.arange(K, dtype=np.int64)
-        Pp = np.ascontiguousarray(P.values[np.ix_(perm, perm)])
-        Rp = np.ascontiguousarray(R[:, perm][:, :, perm])
+        perm, Pp, Rp = permuted_instance(P, R, seed, r, permute)
         if spec.needs_horizon:
             for k in range(ckpts.shape[0]):
                 rng = run_rng(seed, P.identity, algorithm, canon, r)

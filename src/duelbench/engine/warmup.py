@@ -21,7 +21,7 @@ def compile_all(names=None, verbose: bool = True) -> dict[str, float]:
     P = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
     times = {}
     for name in names or list_algorithms():
-        if get_algorithm(name).run is None:
+        if not get_algorithm(name).compiled:
             continue
         t0 = time.perf_counter()
         simulate(name, P, 50, 1, checkpoints=[10, 50])

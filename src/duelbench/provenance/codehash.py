@@ -102,9 +102,10 @@ def _resolve(importer: Path, module: str, name: str | None, level: int) -> list[
     return [own_file] if own_file is not None else []
 
 
-def import_closure(*paths: str | os.PathLike) -> list[Path]:
+def import_closure(*paths: str | os.PathLike, exclude: tuple[str, ...] = ()) -> list[Path]:
     """The files of the import closure of the source files ``paths`` (those first, in the order
-    given, then the others sorted)."""
+    given, then the others sorted); modules in the packages ``exclude`` (dotted names) are
+    neither included nor followed."""
     roots = list(dict.fromkeys(Path(p).resolve() for p in paths))
     seen = set(roots)
     todo = list(roots)
@@ -113,24 +114,31 @@ def import_closure(*paths: str | os.PathLike) -> list[Path]:
         for module, name, level in _parse(current)[1]:
             for dep in _resolve(current, module, name, level):
                 dep = dep.resolve()
+                if _excluded(dep, exclude):
+                    continue
                 if dep not in seen:
                     seen.add(dep)
                     todo.append(dep)
     return [*roots, *sorted(seen - set(roots))]
 
 
+def _excluded(path: Path, exclude: tuple[str, ...]) -> bool:
+    name = module_name(path)
+    return name is not None and any(name == e or name.startswith(e + ".") for e in exclude)
+
+
 def _label(path: Path) -> str:
     return module_name(path) or path.name
 
 
-def closure_hash(*paths: str | os.PathLike) -> str:
-    """sha256 (hex) of the normalised sources of :func:`import_closure` ``(*paths)``.
+def closure_hash(*paths: str | os.PathLike, exclude: tuple[str, ...] = ()) -> str:
+    """sha256 (hex) of the normalised sources of :func:`import_closure` ``(*paths, exclude=...)``.
 
     Each file enters with its module name (a plug-in with its file name), so moving code between
     modules changes the hash.
     """
     h = hashlib.sha256()
-    for f in import_closure(*paths):
+    for f in import_closure(*paths, exclude=exclude):
         h.update(_label(f).encode("utf-8") + b"\0")
         h.update(_parse(f)[0].encode("utf-8") + b"\0")
     return h.hexdigest()
@@ -142,3 +150,15 @@ def module_closure_hash(name: str) -> str:
     if path is None:
         raise ValueError(f"{name!r} is not a module of the {PACKAGE} package")
     return closure_hash(path)
+
+
+#: The lock file pinning every package version (numba or numpy updates can change random streams).
+LOCK_FILE = "requirements.lock"
+
+
+def lock_hash() -> str:
+    """sha256 (hex) of the checkout's ``requirements.lock``; ``"no-lock-file"`` outside a checkout."""
+    path = PACKAGE_ROOT.parent.parent / LOCK_FILE
+    if not path.is_file():
+        return "no-lock-file"
+    return hashlib.sha256(path.read_bytes()).hexdigest()

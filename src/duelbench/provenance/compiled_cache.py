@@ -1,7 +1,7 @@
 """numba's on-disk cache, keyed by the hash of each compiled module's import closure.
 
 numba (0.68) keys a cached function on its own source file only: after an edit to a function it
-calls in *another* file (``duel`` in :mod:`duelbench.engine.kernels`, a helper in
+calls in *another* file (``duel`` in :mod:`duelbench.algorithms.kernels`, a helper in
 :mod:`duelbench.stats`), a fresh process still loads the old machine code of every caller, with
 the old callee compiled into it.  :class:`ClosureKeyedCacheLocator` puts each module's cache in a
 folder named after :func:`duelbench.provenance.codehash.closure_hash` of that module, so any

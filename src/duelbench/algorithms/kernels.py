@@ -1,21 +1,9 @@
-"""Numba helpers shared by every algorithm's ``run`` loop.
+"""The duel and the regret recorder: what every run loop does besides choosing pairs.
 
-Every compiled algorithm module has the same loop (see :mod:`duelbench.algorithms.rucb` for
-the canonical shape)::
-
-    state = init(K, params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    for t in range(1, horizon + 1):
-        i, j = select(state, t, rng)
-        update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
-
-The loop is written out in each module rather than shared, because a shared loop that takes
-``init``/``select``/``update`` as arguments cannot be reused from numba's on-disk cache: with
-numba 0.68, a jitted ``run`` that passes the module's functions to it is refused by the cache
-("uses dynamic globals"), and the shared loop itself is cached under a key that contains the
-dispatcher objects' types, which differ in every process, so each job would miss the cache and
-recompile. A six-line loop per algorithm keeps every job on the cached machine code.
+The engine's shared loop (:mod:`duelbench.engine.loop`) runs every step-wise algorithm with
+them; block algorithms (SAVAGE, SCB), which commit to a pair for many steps at once, drive them
+from their own loop (``recorder_block``, ``recorder_commit``).  They sit below the engine, beside
+the algorithms, so that algorithms never import the engine.
 """
 
 import numba
@@ -69,7 +57,7 @@ def recorder_block(rec, t, m, i, j):
     """Record m steps t+1 … t+m that all play the pair (i, j), in O(#checkpoints inside + 1).
 
     Checkpoints inside the block get ``cum + (t_k − t)·r(i, j)`` (as in
-    :func:`duelbench.engine.kernels.recorder_commit`); the running sums then advance by
+    :func:`recorder_commit`); the running sums then advance by
     ``m·r(i, j)``.  Recorded pairs (tests) are filled for every step.
     """
     regret, checkpoints, cum, out, pairs, nxt = rec
@@ -95,37 +83,3 @@ def recorder_commit(rec, t, i, j):
     had been drawn step by step (up to float summation order).
     """
     recorder_block(rec, t, rec[1][-1] - t, i, j)
-
-
-@numba.njit(cache=True)
-def uniform_index(n, rng):
-    """A uniform integer in ``[0, n)`` from one uniform draw (identical on both code paths)."""
-    k = int(rng.random() * n)
-    return k if k < n else n - 1
-
-
-@numba.njit(cache=True)
-def argmax_random_tie(values, mask, rng):
-    """Index of the maximum of ``values[mask]``, ties broken uniformly at random; −1 if none.
-
-    One uniform draw is consumed only when there is a tie.
-    """
-    best = -np.inf
-    count = 0
-    for k in range(values.shape[0]):
-        if not mask[k]:
-            continue
-        if values[k] > best:
-            best = values[k]
-            count = 1
-        elif values[k] == best:
-            count += 1
-    if count == 0:
-        return -1
-    pick = 0 if count == 1 else uniform_index(count, rng)
-    for k in range(values.shape[0]):
-        if mask[k] and values[k] == best:
-            if pick == 0:
-                return k
-            pick -= 1
-    return -1
