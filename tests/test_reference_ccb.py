@@ -19,6 +19,7 @@ import pytest
 import duelbench
 from duelbench.algorithms import ccb
 from duelbench.algorithms.registry import canonical_params
+from duelbench.engine.loop import run_algorithm
 
 from _engine_helpers import random_matrix
 from reference.driver import play_reference, reference_pairs
@@ -155,8 +156,8 @@ def test_kernel_equals_reference_through_resets(name, P, alpha, seed, T, branche
     K = P.shape[0]
     ref = ReferenceCCB(K, T, {"alpha": alpha})
     expected = play_reference(ref, P, T, np.random.default_rng(seed))
-    _, got = ccb.run(np.ascontiguousarray(P), np.zeros((1, K, K)), np.array([T], dtype=np.int64),
-                     np.array([alpha]), np.random.default_rng(seed), True)
+    _, got = run_algorithm("ccb", np.ascontiguousarray(P), np.zeros((1, K, K)), np.array([T], dtype=np.int64),
+                           np.array([alpha]), np.random.default_rng(seed), True)
     if not np.array_equal(expected, got):
         _fail_at_first_difference(expected, got, ref.events)
     for k in branches:

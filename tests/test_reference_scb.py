@@ -19,6 +19,7 @@ import pytest
 import duelbench
 from duelbench.algorithms import scb
 from duelbench.engine.seeding import run_permutation
+from duelbench.engine.traces import scb_exploration_trace
 from duelbench.problems.generators import copeland_cycle_plus_order
 from duelbench.problems.matrix import PreferenceMatrix
 
@@ -150,13 +151,13 @@ def test_phase_five_stops_by_separation(name, T, seed, run):
 @pytest.mark.parametrize("name,T,seed,run", [("easy_cw", 120_000, 1, 3), ("easy_cycle", 80_000, 0, 3),
                                              ("deterministic2", 1_000, 0, 0)])
 def test_exploration_trace_matches_reference_phases(name, T, seed, run):
-    """:func:`scb.exploration_trace` reports the reference's phases: start, T_0, how the
+    """:func:`duelbench.engine.traces.scb_exploration_trace` reports the reference's phases: start, T_0, how the
     exploration ended and the arm returned (original labels; −1 while the horizon cut it)."""
     tap = _Tap()
     P = _instance(name)
     reference_pairs(tap, P, T, algorithm=ALGORITHM, seed=seed, run=run)
     perm = run_permutation(seed, PreferenceMatrix(P).identity, run, P.shape[0])
     status = {"stop": 1, "forced": 0, "cut": -1}
-    rows = scb.exploration_trace(P, T, seed=seed, run_index=run)
+    rows = scb_exploration_trace(P, T, seed=seed, run_index=run)
     assert [(d["r"], d["start"], d["T0"], d["status"], d["arm"]) for d in rows] == [
         (r, start, T0, status[how], -1 if arm is None else int(perm[arm])) for r, start, T0, arm, how in tap.ref.phases]
