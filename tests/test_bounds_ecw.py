@@ -47,7 +47,6 @@ def _load(name):
 
 
 def from_upper(U):
-    K = U.shape[0]
     P = np.triu(U, 1)
     P = P + np.tril(1.0 - P.T, -1)
     np.fill_diagonal(P, 0.5)

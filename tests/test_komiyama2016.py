@@ -6,8 +6,6 @@ be inconclusive where it should. The end-to-end smoke build is in test_komiyama2
 
 from __future__ import annotations
 
-import copy
-import csv
 import math
 import re
 

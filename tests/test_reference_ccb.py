@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import duelbench
-from duelbench.algorithms import ccb
 from duelbench.algorithms.registry import canonical_params
 from duelbench.engine.loop import run_algorithm
 

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import duelbench
-from duelbench.algorithms import scb
 from duelbench.engine.seeding import run_permutation
 from duelbench.engine.traces import scb_exploration_trace
 from duelbench.problems.generators import copeland_cycle_plus_order

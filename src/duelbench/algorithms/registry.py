@@ -218,8 +218,8 @@ def param_hash(name: str, params: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-#: Packages whose code cannot change a simulation's numbers: provenance (hashing, sidecars,
-#: the compiled cache's location).
+#: Packages whose code cannot change a simulation's numbers (see
+#: :data:`duelbench.provenance.codehash.PROVENANCE`).
 NOT_SIMULATION_CODE = ("duelbench.provenance",)
 
 

@@ -111,7 +111,6 @@ from __future__ import annotations
 
 import copy
 import csv
-import hashlib
 import json
 import math
 import os
@@ -156,11 +155,6 @@ STATED_CONDORCET = {
 }
 
 #: Package files whose code determines the bound constants and the Table-1 samples.
-BOUNDS_SOURCES = (
-    "bounds/lower_bound.py", "bounds/ecw.py", "bounds/ccb.py", "stats/kl.py", "stats/copeland.py",
-    "problems/matrix.py", "problems/winners.py", "problems/regret.py", "problems/generators.py",
-    "data/sampled.py", "data/registry.py", "experiments/komiyama2016.py",
-)
 
 
 # --------------------------------------------------------------------------------------------
@@ -283,12 +277,11 @@ def recipes_path() -> Path:
 
 
 def code_hash() -> str:
-    """sha256 of :data:`BOUNDS_SOURCES` (a rule param: editing them reruns the bound tables)."""
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for rel in BOUNDS_SOURCES:
-        h.update(rel.encode() + b"\0" + (root / rel).read_bytes() + b"\0")
-    return h.hexdigest()
+    """Hash of this module's import closure (a rule param: an edit to the code it runs, e.g. the
+    bounds or the dataset sampler, reruns the bound tables and Table 1)."""
+    from duelbench.provenance.codehash import module_closure_hash
+
+    return module_closure_hash(__name__)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,7 +14,6 @@ the ``evidence`` column; nothing is ever filled in from a published value.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 

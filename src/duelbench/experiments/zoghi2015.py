@@ -233,35 +233,19 @@ def appendix_c_shards(config: Mapping, fidelity: str | None = None) -> list[ac.A
 
 
 def appendix_c_code_hash() -> str:
-    """sha256 of the code an Appendix-C shard runs (a rule param: edits rerun the shards)."""
-    import hashlib
+    """Hash of the import closure of the Appendix-C sampler (a rule param: edits rerun the shards)."""
+    from duelbench.provenance.codehash import module_closure_hash
 
-    import duelbench.bounds.ccb as ccb
-    import duelbench.engine.seeding as seeding
-    import duelbench.problems.winners as winners
-
-    h = hashlib.sha256()
-    for mod in (ac, winners, ccb, seeding):
-        with open(mod.__file__, "rb") as fh:
-            h.update(fh.read())
-    return h.hexdigest()
+    return module_closure_hash(ac.__name__)
 
 
 def experiment_code_hash() -> str:
-    """sha256 of the code that turns shards into tables, figures and checks (a rule param, so
-    editing it rebuilds them; Snakemake does not see edits to imported modules)."""
-    import hashlib
+    """Hash of this module's import closure: the code that turns shards into tables, figures and
+    checks (a rule param, so editing it rebuilds them; Snakemake does not see edits to imported
+    modules)."""
+    from duelbench.provenance.codehash import module_closure_hash
 
-    import duelbench.report.checks as checks_mod
-    import duelbench.provenance.sidecar as prov
-
-    from . import aggregate, plotting
-
-    h = hashlib.sha256()
-    for mod in (sys.modules[__name__], ac, rg, aggregate, plotting, checks_mod, prov):
-        with open(mod.__file__, "rb") as fh:
-            h.update(fh.read())
-    return h.hexdigest()
+    return module_closure_hash(__name__)
 
 
 def run_appendix_c_shard(out_path: str, job_params: str, log: str | None = None) -> None:

@@ -144,12 +144,18 @@ def closure_hash(*paths: str | os.PathLike, exclude: tuple[str, ...] = ()) -> st
     return h.hexdigest()
 
 
-def module_closure_hash(name: str) -> str:
-    """:func:`closure_hash` of the package module ``name`` (e.g. ``"duelbench.algorithms.rucb"``)."""
+#: Packages whose code cannot change a computed number: hashing, sidecars, the compiled cache's
+#: location.  Left out of the code hashes that decide reruns and archive validity.
+PROVENANCE = ("duelbench.provenance",)
+
+
+def module_closure_hash(name: str, exclude: tuple[str, ...] = PROVENANCE) -> str:
+    """:func:`closure_hash` of the package module ``name`` (e.g. ``"duelbench.algorithms.rucb"``),
+    without the packages ``exclude`` (default: :data:`PROVENANCE`)."""
     path = module_file(name)
     if path is None:
         raise ValueError(f"{name!r} is not a module of the {PACKAGE} package")
-    return closure_hash(path)
+    return closure_hash(path, exclude=exclude)
 
 
 #: The lock file pinning every package version (numba or numpy updates can change random streams).
