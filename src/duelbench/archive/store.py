@@ -17,12 +17,13 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from duelbench.provenance.sidecar import atomic_write_bytes
 
 from .entry import decode, encode
 
@@ -45,19 +46,6 @@ class Lookup:
     arrays: dict[str, np.ndarray] | None = None
     differs: list[str] = field(default_factory=list)
     reason: str = ""
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class Archive:
@@ -89,7 +77,7 @@ class Archive:
 
     def _write_manifest(self, rows: Mapping[str, dict]) -> None:
         text = "".join(canonical(rows[p]) + "\n" for p in sorted(rows))
-        _atomic_write(self.manifest_path, text.encode("utf-8"))
+        atomic_write_bytes(self.manifest_path, text.encode("utf-8"))
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
@@ -133,7 +121,7 @@ class Archive:
         data = encode(key, arrays)
         row = {"path": path, "key": dict(key), "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
         with self._locked():
-            _atomic_write(self.root / path, data)
+            atomic_write_bytes(self.root / path, data)
             rows = self.manifest()
             rows[path] = json.loads(canonical(row))
             self._write_manifest(rows)

@@ -9,16 +9,14 @@ layout, so ``duelbench.simulate(...)`` with the same arguments reproduces it bit
 
 from __future__ import annotations
 
-import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
 from duelbench.provenance.codehash import lock_hash
-from duelbench.provenance.sidecar import write_sidecar
+from duelbench.provenance.sidecar import atomic_write, write_sidecar
 
 from .result import SimulationResult
 from .simulate import simulate
@@ -39,19 +37,6 @@ def shard_ranges(runs: int, runs_per_shard: int) -> list[tuple[int, int]]:
     return [(a, min(a + runs_per_shard, runs)) for a in range(0, runs, runs_per_shard)]
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
 def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_stop, seed, fidelity="adhoc",
               quiet=False) -> SimulationResult:
     """Simulate runs ``[run_start, run_stop)`` and write the shard and its provenance sidecar.
@@ -70,7 +55,7 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
 
     result = simulate(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress, **canon)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    _atomic_write(out_path, result.to_npz)
+    atomic_write(out_path, result.to_npz)
     write_sidecar(
         out_path,
         config={"fidelity": fidelity, "dataset": dataset, "algorithm": algorithm, "params": canon,

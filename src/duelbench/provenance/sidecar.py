@@ -166,15 +166,17 @@ def describe_inputs(inputs: Iterable[str | os.PathLike], *, hash_inputs: bool = 
     return out
 
 
-def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` atomically (temporary file in the same folder + rename)."""
+def atomic_write(path: str | os.PathLike, write, mode: str = "wb", **open_kw) -> None:
+    """Create ``path`` atomically: ``write(fh)`` fills a temporary file in the same folder, which
+    then replaces ``path`` (a killed job never leaves a truncated output; the folder is created).
+    """
     path = os.fspath(path)
     folder = os.path.dirname(path) or "."
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, mode, **open_kw) as f:
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
@@ -184,6 +186,16 @@ def atomic_write_text(path: str | os.PathLike, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically (:func:`atomic_write`)."""
+    atomic_write(path, lambda f: f.write(text), "w", encoding="utf-8")
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (:func:`atomic_write`)."""
+    atomic_write(path, lambda f: f.write(data))
 
 
 def build_record(

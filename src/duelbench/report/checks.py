@@ -42,14 +42,14 @@ from __future__ import annotations
 
 import csv
 import math
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import yaml
+
+from duelbench.provenance.sidecar import atomic_write
 
 KINDS = ("published", "theory", "regression")
 GATES = ("quick", "full", "none")
@@ -235,20 +235,13 @@ def evaluate_registry(registry: Mapping, measurements: Mapping[str, Measurement]
 
 
 def _atomic_csv(path, columns, rows) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=list(columns))
-            w.writeheader()
-            for r in rows:
-                w.writerow(r)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    def write(fh):
+        w = csv.DictWriter(fh, fieldnames=list(columns))
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+    atomic_write(path, write, "w", newline="", encoding="utf-8")
 
 
 def write_checks_csv(results: Sequence[CheckResult], path) -> None:
