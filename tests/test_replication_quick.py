@@ -32,7 +32,8 @@ MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
 #: Outputs that record wall or CPU time, hence differ between builds.
 TIMING_TABLES = ("throughput.csv", "appendix_c_cost.csv")
 
-pytestmark = pytest.mark.slow
+# The quick build takes about 5 minutes on an idle 2-core machine; a busy one needs more.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
