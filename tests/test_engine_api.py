@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import duelbench
-from duelbench.engine.checkpoints import default_checkpoints
+from duelbench.engine.checkpoints import default_checkpoints, validate_checkpoints
 from duelbench.engine.shards import run_shard, shard_path, shard_ranges
 
 from _engine_helpers import MULTISOL
@@ -63,6 +63,20 @@ def test_checkpoints_and_shard_ranges():
     assert shard_ranges(25, 10) == [(0, 10), (10, 20), (20, 25)]
     with pytest.raises(ValueError):
         duelbench.simulate("rucb", "cyclic", 100, 1, checkpoints=[10, 50])
+
+
+@pytest.mark.parametrize("bad", [[10, 10, 100], [50, 10, 100], [0, 100], [-5, 100]])
+def test_checkpoints_must_be_strictly_increasing_positive(bad):
+    with pytest.raises(ValueError, match="strictly increasing positive"):
+        validate_checkpoints(bad, 100)
+    with pytest.raises(ValueError, match="strictly increasing positive"):
+        duelbench.simulate("rucb", "cyclic", 100, 1, checkpoints=bad)
+
+
+def test_accepted_checkpoints_give_non_decreasing_regret_columns():
+    r = duelbench.simulate("rucb", "cyclic", 500, 2, checkpoints=[1, 2, 3, 50, 499, 500])
+    for kind in ("copeland", "copeland_zoghi", "copeland_wu"):
+        assert np.all(np.diff(r.regret_of(kind), axis=1) >= 0)
 
 
 def test_copeland_normalisations_differ_on_a_tied_matrix():

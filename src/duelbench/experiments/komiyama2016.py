@@ -279,9 +279,9 @@ def recipes_path() -> Path:
 def code_hash() -> str:
     """Hash of this module's import closure (a rule param: an edit to the code it runs, e.g. the
     bounds or the dataset sampler, reruns the bound tables and Table 1)."""
-    from duelbench.provenance.codehash import module_closure_hash
+    from duelbench.provenance.codehash import PROVENANCE, closure_hash
 
-    return module_closure_hash(__name__)
+    return closure_hash(__file__, exclude=PROVENANCE)  # __file__: also right when run as __main__
 
 
 # --------------------------------------------------------------------------------------------

@@ -243,9 +243,9 @@ def experiment_code_hash() -> str:
     """Hash of this module's import closure: the code that turns shards into tables, figures and
     checks (a rule param, so editing it rebuilds them; Snakemake does not see edits to imported
     modules)."""
-    from duelbench.provenance.codehash import module_closure_hash
+    from duelbench.provenance.codehash import PROVENANCE, closure_hash
 
-    return module_closure_hash(__name__)
+    return closure_hash(__file__, exclude=PROVENANCE)  # __file__: also right when run as __main__
 
 
 def run_appendix_c_shard(out_path: str, job_params: str, log: str | None = None) -> None:
