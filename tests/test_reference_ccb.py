@@ -16,12 +16,11 @@ refuses (α > 1/2 is the algorithm's requirement), by calling the compiled kerne
 import numpy as np
 import pytest
 
-import duelbench
 from duelbench.algorithms.registry import canonical_params
 from duelbench.engine.loop import run_algorithm
 
 from _engine_helpers import random_matrix
-from reference.driver import play_reference, reference_pairs
+from reference.driver import Tap, engine_pairs, first_difference, play_reference, reference_pairs
 from reference.ccb import ReferenceCCB
 
 pytestmark = pytest.mark.filterwarnings("ignore::duelbench.problems.matrix.TiedPairWarning")
@@ -47,27 +46,16 @@ def _instance(name):
     return {"random8": random_matrix(8, 11), "random20": random_matrix(20, 5)}.get(name, name)
 
 
-class _Tap:
-    """A ``ref_cls`` for :func:`reference_pairs` that keeps the reference it builds (its events),
-    optionally overriding parameters the reference receives (not those of the stream)."""
-
-    def __init__(self, **override):
-        self.override = override
-        self.ref = None
-
-    def __call__(self, K, horizon, params):
-        self.ref = ReferenceCCB(K, horizon, {**params, **self.override})
-        return self.ref
+def _Tap(**override):
+    return Tap(ReferenceCCB, **override)
 
 
 def _compiled(P, T, seed, run, params):
-    return duelbench.simulate(ALGORITHM, P, T, 1, seed, run_start=run, record_pairs=True, **params).pairs[0]
+    return engine_pairs(ALGORITHM, P, T, seed, run, params)
 
 
 def _fail_at_first_difference(ref, got, events):
-    t = int(np.argmax(np.any(ref != got, axis=1)))
-    pytest.fail(f"first difference at t = {t + 1}: reference {tuple(ref[t])}, compiled {tuple(got[t])}; "
-                f"reference events {events}")
+    pytest.fail(first_difference(ref, got, events))
 
 
 def _compare(P, T, seed, run, params=None, tap=None):

@@ -20,13 +20,12 @@ import numba
 import numpy as np
 import pytest
 
-import duelbench
 from duelbench.algorithms import dts
 from duelbench.algorithms.registry import canonical_params
 from duelbench.stats.confident_beats import cb_rebuild
 
 from _engine_helpers import random_matrix
-from reference.driver import reference_pairs
+from reference.driver import Tap, compare_with_engine, engine_pairs, reference_pairs
 from reference.dts import ReferenceDTS
 
 pytestmark = pytest.mark.filterwarnings("ignore::duelbench.problems.matrix.TiedPairWarning")
@@ -40,33 +39,17 @@ def _instance(name):
     return random_matrix(8, 11) if name == "random8" else name
 
 
-class _Tap:
-    """A ``ref_cls`` for :func:`reference_pairs` that keeps the reference it builds (its events),
-    optionally overriding parameters the reference receives (not those of the stream)."""
-
-    def __init__(self, **override):
-        self.override = override
-        self.ref = None
-
-    def __call__(self, K, horizon, params):
-        self.ref = ReferenceDTS(K, horizon, {**params, **self.override})
-        return self.ref
+def _Tap(**override):
+    return Tap(ReferenceDTS, **override)
 
 
 def _compiled(P, T, seed, run, params):
-    return duelbench.simulate(ALGORITHM, P, T, 1, seed, run_start=run, record_pairs=True, **params).pairs[0]
+    return engine_pairs(ALGORITHM, P, T, seed, run, params)
 
 
 def _compare(P, T, seed, run, params=None, tap=None):
     """Reference and compiled pairs of one run; an assertion naming the first differing step."""
-    tap = tap or _Tap()
-    ref = reference_pairs(tap, P, T, algorithm=ALGORITHM, params=params, seed=seed, run=run)
-    got = _compiled(P, T, seed, run, params or {})
-    if not np.array_equal(ref, got):
-        t = int(np.argmax(np.any(ref != got, axis=1)))
-        pytest.fail(f"first difference at t = {t + 1}: reference {tuple(ref[t])}, compiled {tuple(got[t])}; "
-                    f"reference events {tap.ref.events}")
-    return tap.ref
+    return compare_with_engine(tap or _Tap(), ALGORITHM, P, T, seed, run, params)
 
 
 @numba.njit

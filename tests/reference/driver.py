@@ -66,3 +66,44 @@ def reference_pairs(ref_cls, P, horizon: int, *, algorithm: str, params: dict | 
     rng = run_rng(seed, M.identity, algorithm, canon, run)
     ref = ref_cls(K, int(horizon), dict(canon))
     return perm[play_reference(ref, Pp, int(horizon), rng)]
+
+
+class Tap:
+    """A ``ref_cls`` for :func:`reference_pairs` that keeps the reference it builds (to read its
+    branch counters ``events``), optionally overriding parameters the reference receives (not
+    those that key the random stream)."""
+
+    def __init__(self, ref_cls, **override):
+        self.ref_cls = ref_cls
+        self.override = override
+        self.ref = None
+
+    def __call__(self, K, horizon, params):
+        self.ref = self.ref_cls(K, horizon, {**params, **self.override})
+        return self.ref
+
+
+def engine_pairs(algorithm: str, P, horizon: int, seed: int, run: int, params: dict | None = None) -> np.ndarray:
+    """The engine's pairs (T × 2, original labels) of run ``run``."""
+    from duelbench.engine.simulate import simulate
+
+    return simulate(algorithm, P, horizon, 1, seed, run_start=run, record_pairs=True, **(params or {})).pairs[0]
+
+
+def first_difference(ref: np.ndarray, got: np.ndarray, events=None) -> str | None:
+    """A message naming the first step where two pair sequences differ, or None if equal."""
+    if np.array_equal(ref, got):
+        return None
+    t = int(np.argmax(np.any(ref != got, axis=1)))
+    return (f"first difference at t = {t + 1}: reference {tuple(ref[t])}, compiled {tuple(got[t])}; "
+            f"reference events {events}")
+
+
+def compare_with_engine(tap: Tap, algorithm: str, P, horizon: int, seed: int, run: int, params: dict | None = None):
+    """Play the reference and the engine on run ``run``; returns the reference, or raises
+    ``AssertionError`` naming the first differing step."""
+    ref = reference_pairs(tap, P, horizon, algorithm=algorithm, params=params, seed=seed, run=run)
+    got = engine_pairs(algorithm, P, horizon, seed, run, params)
+    message = first_difference(ref, got, getattr(tap.ref, "events", None))
+    assert message is None, message
+    return tap.ref
