@@ -107,3 +107,17 @@ def compare_with_engine(tap: Tap, algorithm: str, P, horizon: int, seed: int, ru
     message = first_difference(ref, got, getattr(tap.ref, "events", None))
     assert message is None, message
     return tap.ref
+
+
+def count_expiries(ref, U, t) -> None:
+    """RUCB-style references (RUCB, D-TS): add to ``ref.events["expired"]`` the pairs {i, j} with
+    u_ij < 1/2 at t − 1 but not at t although not compared at t − 1 (resolved pairs that ln t's
+    growth made unresolved), and note t in ``ref.expiry_times``.  ``ref`` keeps ``_resolved``
+    (pairs resolved at t − 1) and ``_compared`` (the pair compared at t − 1)."""
+    K = len(U)
+    now = {(min(i, j), max(i, j)) for i in range(K) for j in range(K) if U[i][j] < 0.5}
+    expired = len(ref._resolved - now - {ref._compared})
+    if expired:
+        ref.events["expired"] += expired
+        ref.expiry_times.append(t)
+    ref._resolved = now

@@ -33,6 +33,8 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 
 import math
 
+from .driver import count_expiries
+
 
 class ReferenceDTS:
     def __init__(self, K, horizon, params):
@@ -111,14 +113,7 @@ class ReferenceDTS:
         return a1, a2
 
     def _count_expiries(self, U, t):
-        """Pairs {i, j} with u_ij < 1/2 at t − 1 but not at t although not compared at t − 1."""
-        K = self.K
-        now = {(min(i, j), max(i, j)) for i in range(K) for j in range(K) if U[i][j] < 0.5}
-        expired = len(self._resolved - now - {self._compared})
-        if expired:
-            self.events["expired"] += expired
-            self.expiry_times.append(t)
-        self._resolved = now
+        count_expiries(self, U, t)
 
     def update(self, i, j, i_won, t):
         self._compared = (min(i, j), max(i, j))

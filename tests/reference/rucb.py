@@ -28,6 +28,8 @@ Only the standard library is used: no ``duelbench`` helper (bounds, confident be
 
 import math
 
+from .driver import count_expiries
+
 
 class ReferenceRUCB:
     def __init__(self, K, horizon, params):
@@ -98,14 +100,7 @@ class ReferenceRUCB:
         return c, d
 
     def _count_expiries(self, U, t):
-        """Pairs {i, j} with u_ij < 1/2 at t − 1 but not at t although not compared at t − 1."""
-        K = self.K
-        now = {(min(i, j), max(i, j)) for i in range(K) for j in range(K) if U[i][j] < 0.5}
-        expired = len(self._resolved - now - {self._compared})
-        if expired:
-            self.events["expired"] += expired
-            self.expiry_times.append(t)
-        self._resolved = now
+        count_expiries(self, U, t)
 
     def update(self, i, j, i_won, t):
         self._compared = (min(i, j), max(i, j))
