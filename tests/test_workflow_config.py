@@ -75,7 +75,7 @@ def test_schema_documents_every_key():
         ({"demo": {"algorithms": [{"name": "rucb", "params": {"alpha": "x"}}]}},
          "demo.algorithms[0].params.alpha: 'x' is not of type 'number'"),
         ({"demo": {"typo": 1}}, "demo.typo: unknown key (allowed: algorithms, datasets, description, horizon, kinds"),
-        ({"seed": 3}, "seed: unknown top-level section (known: fidelity, results, data, fidelities, demo, "),
+        ({"seed": 3}, "seed: unknown top-level section (known: fidelity, results, data, archive, fidelities, demo, "),
         ({"zoghi2051": {"seed": 0}}, "zoghi2051: unknown top-level section (known: "),
         ({"zoghi2051": {"seed": 0}}, "did you mean 'zoghi2015'?"),
         ({"zoghi2015": {"figure1": {"horizn": 10}}},

@@ -9,6 +9,7 @@ import re
 from snakemake.exceptions import WorkflowError
 
 import duelbench.experiments as dbx
+import duelbench.experiments.samples as dbx_samples
 from duelbench.algorithms import registry as dbx_registry
 
 
@@ -37,6 +38,12 @@ RESULTS = dbx.results_root(config)
 # they read the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
 DATA = str(config.get("data", "data")).rstrip("/")
 os.environ["DUELBENCH_DATA_DIR"] = os.path.abspath(DATA)
+# The results archive (docs/archive.md): config `archive` (a folder, relative to the checkout),
+# or `off` to rebuild every shard from scratch. Jobs read it from $DUELBENCH_ARCHIVE.
+_archive = str(config.get("archive", "archive"))
+os.environ["DUELBENCH_ARCHIVE"] = (
+    "off" if _archive.strip().lower() in ("off", "false", "none", "0", "") else os.path.join(CHECKOUT, _archive)
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -75,6 +82,24 @@ def register_shards(specs, owner):
         return SHARDS.add(specs, owner=owner)
     except dbx.ConfigError as exc:
         raise WorkflowError(f"Invalid configuration: {exc}") from None
+
+
+#: every sample shard requested by some experiment (path -> SampleShard)
+SAMPLES = {}
+
+
+def register_samples(shards):
+    """Declare an experiment's sample shards (the generic sample_shard rule computes them)."""
+    for shard in shards:
+        old = SAMPLES.setdefault(shard.path, shard)
+        if old.job_params() != shard.job_params():
+            raise WorkflowError(f"sample shard {shard.path} is declared twice with different jobs")
+    return [s.path for s in shards]
+
+
+def sample_source(shard):
+    """A sample shard's archive entry when valid for this code, else its results file."""
+    return dbx_samples.sources().source(shard)
 
 
 def all_targets():
@@ -167,6 +192,49 @@ rule simulate_shard:
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
     shell:
         "{PYTHON:q} {JOB_SCRIPT:q} simulate {output.npz:q} {params.job:q} --log {log:q}"
+
+
+# ---------------------------------------------------------------------------------------------
+# one sample shard: samples [a, b) of a seeded instance-sample family of an experiment
+# ---------------------------------------------------------------------------------------------
+def sample_of(wildcards):
+    """The declared SampleShard named by the sample_shard rule's wildcards."""
+    w = wildcards
+    path = os.path.normpath(
+        f"{RESULTS}/{w.fidelity}/samples/{w.experiment}/{w.family}/{w.layout}/samples-{w.a}-{w.b}.npz")
+    try:
+        return SAMPLES[path]
+    except KeyError:
+        raise WorkflowError(f"no configured experiment declares the sample shard {path}") from None
+
+
+rule sample_shard:
+    input:
+        data=lambda wildcards: sorted({f for d in sample_of(wildcards).datasets for f in dbx.dataset_inputs(d, DATA)}),
+    output:
+        npz=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz",
+        meta=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz.json",
+    wildcard_constraints:
+        fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
+        experiment=r"[a-z0-9_]+",
+        family=r"[A-Za-z0-9_]+",
+        layout=r"[0-9a-f]{10}",
+        a=r"[0-9]+",
+        b=r"[0-9]+",
+    params:
+        job=lambda wildcards: sample_of(wildcards).job_params(),
+        code=lambda wildcards: dbx_samples.function_code_hash(sample_of(wildcards).experiment,
+                                                              sample_of(wildcards).function),
+    log:
+        f"{RESULTS}/logs/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.log",
+    threads: 1
+    resources:
+        runtime=60,
+        mem_mb=1000,
+    message:
+        "{wildcards.experiment}: {wildcards.family} samples {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
+    shell:
+        "{PYTHON:q} {JOB_SCRIPT:q} sample {output.npz:q} {params.job:q} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
     python workflow/scripts/job.py simulate OUT.npz JOB_JSON [--log FILE]
     python workflow/scripts/job.py warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
+    python workflow/scripts/job.py sample OUT.npz JOB_JSON [--log FILE]
 
 Each command is one call into :mod:`duelbench.experiments`; the rules in
 workflow/rules/common.smk build the arguments.
@@ -20,6 +21,10 @@ def main(argv=None) -> int:
     sim.add_argument("out")
     sim.add_argument("job", help="canonical JSON of the shard (ShardSpec.job_params())")
     sim.add_argument("--log")
+    samp = sub.add_parser("sample", help="compute one sample shard of an instance-sample family")
+    samp.add_argument("out")
+    samp.add_argument("job", help="canonical JSON of the sample shard (SampleShard.job_params())")
+    samp.add_argument("--log")
     warm = sub.add_parser("warmup", help="compile an algorithm's numba kernels into the cache")
     warm.add_argument("flag")
     warm.add_argument("algorithm")
@@ -31,6 +36,10 @@ def main(argv=None) -> int:
 
     if args.command == "simulate":
         dbx.run_shard_job(args.out, args.job, log=args.log)
+    elif args.command == "sample":
+        from duelbench.experiments.samples import run_sample_shard
+
+        run_sample_shard(args.out, args.job, log=args.log)
     else:
         dbx.warmup_job(args.flag, args.algorithm, log=args.log, expect_hash=args.expect_hash)
     return 0

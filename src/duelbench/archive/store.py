@@ -53,6 +53,7 @@ class Archive:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        self._cache: tuple[tuple, dict[str, dict]] | None = None
 
     # -- manifest ---------------------------------------------------------------------------
     @property
@@ -60,9 +61,15 @@ class Archive:
         return self.root / MANIFEST
 
     def manifest(self) -> dict[str, dict]:
-        """path -> manifest line (empty if there is no archive yet)."""
-        if not self.manifest_path.exists():
+        """path -> manifest line (empty if there is no archive yet); re-read only when the
+        manifest file changed (a workflow looks up a thousand entries)."""
+        try:
+            st = self.manifest_path.stat()
+        except FileNotFoundError:
             return {}
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if self._cache is not None and self._cache[0] == stamp:
+            return dict(self._cache[1])
         out = {}
         for n, line in enumerate(self.manifest_path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -73,7 +80,8 @@ class Archive:
             except (json.JSONDecodeError, KeyError) as exc:
                 raise ValueError(f"{self.manifest_path}:{n}: not a manifest line ({exc}); restore the file "
                                  f"from git (git checkout -- {self.manifest_path})") from None
-        return out
+        self._cache = (stamp, out)
+        return dict(out)
 
     def _write_manifest(self, rows: Mapping[str, dict]) -> None:
         text = "".join(canonical(rows[p]) + "\n" for p in sorted(rows))

@@ -18,6 +18,7 @@ stale, never used.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -47,11 +48,24 @@ def shard_key(dataset: str, algorithm: str, params: dict, horizon: int, run_star
     if unknown or not kinds:
         raise ValueError(f"regret kinds to archive must be a non-empty subset of {RECORDED_KINDS}, got {kinds}")
     return {
-        "kind": KIND, "dataset": dataset, "dataset_sha256": resolve_matrix(dataset).sha256,
+        "kind": KIND, "dataset": dataset, "dataset_sha256": matrix_sha256(dataset),
         "algorithm": algorithm, "params": canonical_params(algorithm, params), "horizon": int(horizon),
         "runs": [int(run_start), int(run_stop)], "seed": int(seed), "permute": bool(permute), "kinds": kinds,
-        "code": source_hash(algorithm, with_data=False), "lock": lock_hash(),
+        "code": simulation_code_hash(algorithm), "lock": lock_hash(),
     }
+
+
+@functools.lru_cache(maxsize=None)
+def matrix_sha256(dataset: str) -> str:
+    """sha256 of a registered dataset's matrix (memoised: a workflow keys a thousand shards
+    over a handful of matrices)."""
+    return resolve_matrix(dataset).sha256
+
+
+@functools.lru_cache(maxsize=None)
+def simulation_code_hash(algorithm: str) -> str:
+    """The ``code`` field of a key: :func:`source_hash` without the dataset loaders (memoised)."""
+    return source_hash(algorithm, with_data=False)
 
 
 def key_of_result(result: SimulationResult, kinds: Iterable[str]) -> dict:

@@ -182,7 +182,7 @@ def dataset_inputs(dataset: str, data_root: str = "data") -> list[str]:
     return [os.fspath(p) for p in data_registry.required_files(dataset, data_root=data_root)]
 
 
-TOP_LEVEL_KEYS = ("fidelity", "results", "data", "fidelities")
+TOP_LEVEL_KEYS = ("fidelity", "results", "data", "archive", "fidelities")
 
 
 def _key_path(path: Iterable) -> str:

@@ -20,16 +20,18 @@ import pandas as pd
 CURVE_COLUMNS = ["dataset", "algorithm", "param_hash", "t", "mean", "stderr", "n_runs", "kind"]
 
 
-def load_group(specs: Sequence) -> "object":
+def load_group(specs: Sequence, kinds: Iterable[str]) -> "object":
     """Concatenate the shards of one job (``specs``: :class:`ShardSpec` list) in run order.
 
-    Raises ``ValueError`` when the loaded run indices are not exactly the runs the shards
-    cover (a shard with missing or extra runs).
+    Each shard is read from the results archive when it holds the shard, valid for this code,
+    with exactly the regret ``kinds`` (the experiment's archived kinds), else from its results
+    file (:mod:`duelbench.engine.shard_sources`).  Raises ``ValueError`` when the loaded run
+    indices are not exactly the runs the shards cover (a shard with missing or extra runs).
     """
-    from duelbench.engine.shards import load_shards
+    from duelbench.engine.shard_sources import sources_for
 
     specs = sorted(specs, key=lambda s: s.run_start)
-    result = load_shards([s.path for s in specs])
+    result = sources_for(kinds).load(specs)
     expected = np.concatenate([np.arange(s.run_start, s.run_stop) for s in specs])
     got = np.asarray(result.run_indices)
     if got.shape != expected.shape or not np.array_equal(got, expected):
@@ -78,7 +80,8 @@ def summarise(result, *, param_hash: str, kinds: Iterable[str] = ("copeland",), 
 def summarise_shards(groups: Mapping[tuple, Sequence], *, kinds: Iterable[str] = ("copeland",)) -> pd.DataFrame:
     """:func:`summarise` every group of shards; rows ordered by dataset, algorithm, hash, kind, t."""
     kinds = list(kinds)
-    frames = [summarise(load_group(specs), param_hash=specs[0].param_hash, kinds=kinds) for specs in groups.values()]
+    frames = [summarise(load_group(specs, kinds), param_hash=specs[0].param_hash, kinds=kinds)
+              for specs in groups.values()]
     table = pd.concat(frames, ignore_index=True) if frames else summarise(None, param_hash="", kinds=[])
     order = {k: i for i, k in enumerate(kinds)}
     table = table.assign(_k=table["kind"].map(order)).sort_values(

@@ -138,6 +138,8 @@ NAME = "komiyama2016"
 ECW = "ecw_rmed"
 #: Drawn but left out of the y range of the figures (see Decisions).
 RANDOM = "random"
+#: Regret kinds the experiment reads (and the results archive keeps for its shards).
+KINDS = ("copeland",)
 #: Relative tolerance of the LP-based identities (HiGHS feasibility tolerance is 1e-9).
 REL_TOL = 1e-7
 #: "Close to ECWB" in ``slope:fraction_within_factor2``.
@@ -832,7 +834,7 @@ def aggregate(config: Mapping, shard_paths: Sequence[str], out_regret: str, out_
     with log_to(log), Timer() as t:
         for study, specs in (("panel", pspecs), ("robustness", rspecs)):
             for (dataset, alg, phash, horizon), group in group_shards(specs).items():
-                res = load_group(group)
+                res = load_group(group, KINDS)
                 c = info[(alg, phash)]
                 fin = res.final("copeland")
                 for run, v in zip(res.run_indices.tolist(), fin.tolist()):

@@ -123,7 +123,7 @@ def regret_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]]):
             if key in seen:
                 continue
             seen.add(key)
-            table = summarise(load_group(group), param_hash=group[0].param_hash, kinds=KINDS)
+            table = summarise(load_group(group, KINDS), param_hash=group[0].param_hash, kinds=KINDS)
             if key[3] != T:  # the T/2 job of a horizon-mode algorithm
                 table = table[table["t"] == key[3]]
             frames.append(table)
@@ -238,14 +238,14 @@ def final_values(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> np.ndarray
     """Per-run cumulative regret at the horizon of one (dataset, algorithm) job."""
     from .aggregate import load_group
 
-    return np.asarray(load_group(specs).final(kind), dtype=float)
+    return np.asarray(load_group(specs, KINDS).final(kind), dtype=float)
 
 
 def mean_curve(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.ndarray, np.ndarray]:
     """(checkpoints, mean cumulative regret) of one job."""
     from .aggregate import load_group
 
-    r = load_group(specs)
+    r = load_group(specs, KINDS)
     return np.asarray(r.checkpoints, dtype=np.int64), np.asarray(r.mean(kind), dtype=float)
 
 

@@ -18,22 +18,24 @@ Configuration (section ``demo`` of the workflow config; fidelity overrides apply
 Outputs, under :func:`duelbench.experiments.figures_dir` ``(config, "demo")``:
 ``regret.csv`` (columns ``dataset, algorithm, param_hash, t, mean, stderr, n_runs, kind``),
 ``regret.pdf`` and ``regret.png``, each with a ``.json`` provenance sidecar.
+
+The smallest package on the experiment contract (:mod:`duelbench.experiments.contract`):
+:func:`plan` declares the shards, two steps (aggregate, figure) and one item.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from . import (
+from .. import (
     ShardSpec,
     algorithm_entries,
     experiment_settings,
     figures_dir,
-    group_shards,
-    log_to,
     plan_shards,
     results_root,
 )
+from ..contract import Item, Plan, Step
 
 NAME = "demo"
 DEFAULT_KINDS = ("copeland", "condorcet")
@@ -77,7 +79,7 @@ def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
 
 def labels(config: Mapping, fidelity: str | None = None) -> dict[tuple[str, str], str]:
     """Legend label per (algorithm, param_hash): the configured ``label`` or the default one."""
-    from .plotting import algorithm_label
+    from ..plotting import algorithm_label
 
     s = settings(config, fidelity)
     entries = algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")
@@ -90,44 +92,20 @@ def labels(config: Mapping, fidelity: str | None = None) -> dict[tuple[str, str]
     return out
 
 
-def aggregate(shard_paths: Sequence[str], out_csv: str, config: Mapping, fidelity: str | None = None,
-              log: str | None = None) -> None:
-    """Aggregate the demo's shards into ``out_csv`` (+ sidecar); messages go to ``log``."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from .aggregate import summarise_shards, write_table
-
+def plan(config: Mapping, fidelity: str | None = None) -> Plan:
+    """Shards of every (dataset, algorithm), the aggregate step, the figure step, one item."""
     s = settings(config, fidelity)
-    wanted = set(map(str, shard_paths))
-    specs = [sp for sp in shard_specs(config, fidelity) if sp.path in wanted]
-    missing = wanted - {sp.path for sp in specs}
-    if missing:
-        raise ValueError(f"not demo shards under this configuration: {sorted(missing)[:3]} …")
-    with log_to(log), Timer() as t:
-        table = summarise_shards(group_shards(specs), kinds=s["kinds"])
-        print(f"{len(specs)} shards -> {len(table)} rows in {out_csv}")
-        write_table(table, out_csv)
-    write_sidecar(out_csv, inputs=[sp.path for sp in specs], config=s, seeds={"seed": int(s["seed"])},
-                  extra={"experiment": NAME, "rows": int(len(table))}, **t.as_kwargs())
-
-
-def plot(csv_path: str, out_paths: Sequence[str], config: Mapping, fidelity: str | None = None,
-         log: str | None = None) -> None:
-    """Draw ``regret.pdf``/``.png`` from the aggregated CSV (+ sidecars); messages go to ``log``."""
-    import pandas as pd
-
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from .plotting import regret_panels, save_figure
-
-    s = settings(config, fidelity)
-    with log_to(log), Timer() as t:
-        table = pd.read_csv(csv_path, dtype={"param_hash": str})
-        fig = regret_panels(
-            table, kind=s["plot_kind"], panels=list(s["datasets"]), labels=labels(config, fidelity),
-            title=f"Cumulative {s['plot_kind']} regret (mean ± 1 s.e., {int(s['runs'])} runs, fidelity {s['fidelity']})",
-        )
-        save_figure(fig, out_paths)
-    for path in out_paths:
-        write_sidecar(path, inputs=[csv_path], config=s, seeds={"seed": int(s["seed"])},
-                      extra={"experiment": NAME, "kind": s["plot_kind"]}, **t.as_kwargs())
+    out = outputs(config, fidelity)
+    return Plan(
+        name=NAME, settings=s, shards=shard_specs(config, fidelity), kinds=tuple(s["kinds"]),
+        steps=[
+            Step("aggregate", "steps:aggregate", {"csv": out["csv"]}, shards=True, settings=s,
+                 message=f"aggregating the demo shards into {out['csv']}"),
+            Step("plot", "steps:plot", {"pdf": out["pdf"], "png": out["png"]}, inputs={"csv": out["csv"]},
+                 settings=s),
+        ],
+        items=[Item("regret", "figure", "Demo: cumulative regret",
+                    f"Mean cumulative {s['plot_kind']} regret ± 1 s.e. over {int(s['runs'])} runs of "
+                    f"{', '.join(map(str, s['algorithms']))} on {', '.join(s['datasets'])}; not a paper's figure.",
+                    (out["png"],))],
+    )

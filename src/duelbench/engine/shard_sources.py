@@ -1,0 +1,110 @@
+"""Where a planned simulation shard is read from: the results archive or the results folder.
+
+A workflow asks for each shard it aggregates.  If the archive (:mod:`duelbench.archive`) holds
+the shard under a key equal to the one this process computes (same job, same matrix bytes,
+same code closure, same ``requirements.lock``) and the entry's sha256 matches the manifest, the
+shard is read from the archive: no simulation, no numba compile.  Otherwise (no entry, a stale
+or a tampered one) it is the results file ``results/<fidelity>/…/runs-<a>-<b>.npz``, which the
+workflow simulates.  The same decision is taken when the workflow is planned
+(:meth:`ShardSources.source`) and when an aggregate job reads the shard
+(:meth:`ShardSources.load`), so a shard is never read from an entry the plan rejected.
+
+The archive is read from ``$DUELBENCH_ARCHIVE`` (a folder; ``off`` disables it, which forces the
+from-scratch rebuild); the workflow sets it from its ``archive`` config key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from duelbench.archive.store import VALID, Archive, Lookup
+
+from . import shard_archive
+from .result import SimulationResult
+from .shards import load_shards
+
+#: Environment variable naming the archive folder; ``off`` (or empty) disables the archive.
+ENV = "DUELBENCH_ARCHIVE"
+OFF = ("", "off", "false", "0", "none")
+
+
+def archive_root_from_env() -> str | None:
+    """The archive folder named by ``$DUELBENCH_ARCHIVE``, or ``None`` when it is unset or off."""
+    root = os.environ.get(ENV)
+    if root is None or root.strip().lower() in OFF:
+        return None
+    return root
+
+
+class ShardSources:
+    """Resolves planned shards (:class:`duelbench.experiments.ShardSpec`) to their source.
+
+    Parameters
+    ----------
+    root : str or None
+        The archive folder; ``None`` reads every shard from the results folder.
+    kinds : iterable of str
+        The regret kinds the reader needs; an entry is used only if it holds exactly these
+        (they are part of its key).
+    """
+
+    def __init__(self, root: str | os.PathLike | None, kinds: Iterable[str]):
+        self.archive = Archive(root) if root is not None else None
+        self.kinds = tuple(sorted(set(kinds)))
+        self._lookups: dict[str, Lookup] = {}
+
+    def _lookup(self, spec) -> tuple[Lookup, dict | None, str]:
+        """(lookup, key, entry file) of a shard, memoised per shard path."""
+        if self.archive is None:
+            return Lookup("off"), None, ""
+        found = self._lookups.get(spec.path)
+        if found is None:
+            try:
+                key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                              spec.run_start, spec.run_stop, spec.seed, self.kinds)
+            except FileNotFoundError as exc:
+                # The dataset's files are not installed yet (e.g. MSLR before `make data`): the
+                # key cannot be computed, so the entry cannot be verified and is not used.
+                found = (Lookup("unverifiable", reason=str(exc)), None, "")
+            else:
+                path = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                                spec.run_start, spec.run_stop, spec.seed)
+                found = (self.archive.lookup(path, key), key, str(self.archive.root / path))
+            self._lookups[spec.path] = found
+        return found
+
+    def status(self, spec) -> str:
+        """``valid`` (read from the archive), ``missing``, ``stale``, ``tampered``,
+        ``unverifiable`` or ``off`` (read from the results folder)."""
+        return self._lookup(spec)[0].status
+
+    def source(self, spec) -> str:
+        """The file the shard is read from: the archive entry if valid, else its results file."""
+        found, _, entry = self._lookup(spec)
+        return entry if found.status == VALID else spec.path
+
+    def load(self, specs) -> SimulationResult:
+        """The runs of ``specs`` (one job's shards, in run order), each from its source."""
+        parts = []
+        for spec in specs:
+            found, key, _ = self._lookup(spec)
+            if found.status == VALID:
+                parts.append(shard_archive.from_arrays(key, found.arrays))
+            else:
+                parts.append(load_shards([spec.path]))
+        return SimulationResult.concatenate(parts)
+
+
+_SOURCES: dict[tuple, ShardSources] = {}
+
+
+def sources_for(kinds: Iterable[str]) -> ShardSources:
+    """The :class:`ShardSources` of this process for ``kinds`` (archive from ``$DUELBENCH_ARCHIVE``;
+    one instance per (archive, kinds), so each entry is verified once per process)."""
+    root = archive_root_from_env()
+    key = (os.path.abspath(root) if root else None, tuple(sorted(set(kinds))))
+    if key not in _SOURCES:
+        _SOURCES[key] = ShardSources(Path(root) if root else None, kinds)
+    return _SOURCES[key]

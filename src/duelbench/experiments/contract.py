@@ -1,0 +1,273 @@
+"""The experiment contract: what a paper's package declares and what the workflow builds from it.
+
+A paper is a package ``duelbench.experiments.<paper>`` whose ``__init__`` defines
+
+``NAME``
+    the config section and target name, e.g. ``"komiyama2016"``;
+``plan(config) -> Plan``
+    everything the workflow needs, computed from the effective configuration only.
+
+A :class:`Plan` lists
+
+* ``shards`` — the simulation shards (:class:`~duelbench.experiments.ShardSpec`), run by the
+  generic ``simulate_shard`` rule or read from the results archive; ``kinds`` are the regret
+  kinds its steps read (and the archive keeps);
+* ``samples`` — seeded instance-sample shards (:class:`SampleShard`), e.g. random sub-matrices
+  drawn from a parent matrix, run by the generic ``sample_shard`` rule;
+* ``steps`` — the aggregates, tables, figures and checks: each :class:`Step` is one rule whose
+  job calls ``function(ctx)`` of the package with a :class:`StepContext`;
+* ``items`` — the paper's tables and figures (:class:`Item`), each with a caption and the step
+  outputs that show it.
+
+The generic rules (``workflow/rules/experiments.smk``) turn every plan into rules named
+``<paper>_<step>``, a target rule ``<paper>`` and entries of ``all``; a paper's own ``.smk`` is
+needed only for what is really its own.  Step jobs run ``workflow/scripts/step.py``, which calls
+:func:`run_step`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from duelbench.provenance.codehash import PROVENANCE, closure_hash
+
+from . import ConfigError, ShardSpec
+
+
+def packages() -> tuple[str, ...]:
+    """The experiment packages: every sub-package of :mod:`duelbench.experiments` (adding a
+    paper is adding a package), in name order."""
+    import pkgutil
+
+    from duelbench import experiments
+
+    return tuple(sorted(m.name for m in pkgutil.iter_modules(experiments.__path__) if m.ispkg))
+
+
+ITEM_KINDS = ("figure", "table", "checks")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One table or figure of a paper as the suite rebuilds it.
+
+    Parameters
+    ----------
+    id : str
+        Short identifier used in file names and the report, e.g. ``"figure1"``.
+    kind : {"figure", "table", "checks"}
+    title : str
+        The paper's own name for it, e.g. ``"Figure 1 (regret vs. time, Condorcet panels)"``.
+    caption : str
+        What the paper shows, what the suite runs, and the readings taken on ambiguities.
+    outputs : tuple of str
+        Paths (step outputs) that show the item: the PNG of a figure, the CSV/Markdown of a table.
+    """
+
+    id: str
+    kind: str
+    title: str
+    caption: str
+    outputs: tuple[str, ...]
+
+    def __post_init__(self):
+        if self.kind not in ITEM_KINDS:
+            raise ValueError(f"item {self.id}: kind must be one of {ITEM_KINDS}, got {self.kind!r}")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One workflow step: ``function(ctx)`` from named inputs to named outputs.
+
+    Parameters
+    ----------
+    name : str
+        Rule name suffix (the rule is ``<paper>_<name>``).
+    function : str
+        ``"module:function"`` relative to the paper's package, e.g. ``"table1:write_table1"``.
+    outputs : mapping of str to path
+        Every output gets a provenance sidecar ``<path>.json`` (written by the function).
+    inputs : mapping of str to path or list of paths
+        Files the step reads besides shards (data, registries, other steps' outputs).
+    shards : bool
+        Whether the step reads the plan's simulation shards (input ``shards``).
+    samples : str or None
+        Family of sample shards the step reads (input ``samples``), see :class:`SampleShard`.
+    settings : mapping
+        The settings its outputs depend on (a rule parameter: a change reruns the step).
+    message : str
+        One line shown when the job starts.
+    """
+
+    name: str
+    function: str
+    outputs: Mapping[str, str]
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    shards: bool = False
+    samples: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class SampleShard:
+    """Samples ``[a, b)`` of one seeded instance-sample family.
+
+    ``function`` (``"module:function"`` of the paper's package) is called as ``function(job)``
+    and returns a mapping of equal-length 1-D arrays (one row per sample), written to ``path``
+    as ``.npz``.  Sample ``i`` must depend only on (``job``, ``i``), so a shard's content does
+    not depend on how a family is split into shards.
+    """
+
+    experiment: str
+    family: str
+    function: str
+    job: Mapping[str, Any]
+    a: int
+    b: int
+    path: str
+    datasets: tuple[str, ...] = ()
+
+    def job_params(self) -> str:
+        """Canonical JSON of what the job needs (a rule parameter)."""
+        return json.dumps({"experiment": self.experiment, "family": self.family, "function": self.function,
+                           "job": self.job, "a": self.a, "b": self.b, "datasets": list(self.datasets)},
+                          sort_keys=True, separators=(",", ":"))
+
+
+@dataclass
+class Plan:
+    """What one paper's package declares for the active configuration (see the module doc)."""
+
+    name: str
+    settings: dict
+    steps: list[Step]
+    items: list[Item] = field(default_factory=list)
+    shards: list[ShardSpec] = field(default_factory=list)
+    kinds: tuple[str, ...] = ("copeland",)
+    samples: list[SampleShard] = field(default_factory=list)
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(f"{self.name} has no step {name!r} (steps: {', '.join(s.name for s in self.steps)})")
+
+    def outputs(self) -> list[str]:
+        """Every output of every step (sidecars not included)."""
+        return [p for s in self.steps for p in s.outputs.values()]
+
+    def sample_family(self, family: str) -> list[SampleShard]:
+        return [s for s in self.samples if s.family == family]
+
+    def check(self) -> None:
+        """Consistency of the declaration: unique step names and outputs, items that point at
+        step outputs, step functions that exist."""
+        names = [s.name for s in self.steps]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ConfigError(f"{self.name}: step names declared twice: {dup}")
+        outs = self.outputs()
+        dup = sorted({p for p in outs if outs.count(p) > 1})
+        if dup:
+            raise ConfigError(f"{self.name}: outputs declared by two steps: {dup[:3]}")
+        known = set(outs)
+        for item in self.items:
+            missing = [p for p in item.outputs if p not in known]
+            if missing:
+                raise ConfigError(f"{self.name}: item {item.id} shows {missing[0]}, which no step writes")
+        families = {s.family for s in self.samples}
+        for s in self.steps:
+            resolve(self.name, s.function)
+            if s.samples is not None and s.samples not in families:
+                raise ConfigError(f"{self.name}: step {s.name} reads sample family {s.samples!r}, "
+                                  f"not declared (families: {sorted(families)})")
+
+
+def package(name: str):
+    """The experiment package ``duelbench.experiments.<name>``."""
+    if name not in packages():
+        raise ConfigError(f"unknown experiment {name!r} (experiments: {', '.join(packages())})")
+    return importlib.import_module(f"{__package__}.{name}")
+
+
+def resolve(experiment: str, function: str) -> Callable:
+    """The callable named ``"module:function"`` in the package of ``experiment``."""
+    module, _, attr = function.partition(":")
+    mod = importlib.import_module(f"{__package__}.{experiment}.{module}" if module else f"{__package__}.{experiment}")
+    try:
+        return getattr(mod, attr)
+    except AttributeError:
+        raise ConfigError(f"{experiment}: {mod.__name__} has no function {attr!r}") from None
+
+
+def plan(config: Mapping, experiment: str) -> Plan:
+    """The checked :class:`Plan` of ``experiment`` under ``config`` (the effective configuration)."""
+    p = package(experiment).plan(config)
+    p.check()
+    return p
+
+
+def configured(config: Mapping) -> list[str]:
+    """The experiment packages that have a section in ``config``."""
+    return [name for name in packages() if isinstance(config.get(name), Mapping)]
+
+
+def code_hash(experiment: str) -> str:
+    """Hash of the normalised source of the package's import closure (provenance excluded):
+    editing the experiment's code, not its comments, reruns its steps."""
+    folder = Path(package(experiment).__file__).parent
+    return closure_hash(*sorted(folder.glob("*.py")), exclude=PROVENANCE)
+
+
+class Files(dict):
+    """Named files of a step (``ctx.input.regret`` or ``ctx.input["regret"]``)."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"no file named {name!r} (named: {', '.join(self)})") from None
+
+
+@dataclass
+class StepContext:
+    """What a step function gets: the plan, the effective configuration, named files, the log."""
+
+    plan: Plan
+    config: dict
+    step: Step
+    input: Files
+    output: Files
+    log: str | None = None
+
+    @property
+    def settings(self) -> dict:
+        return self.plan.settings
+
+    def load(self, specs: Sequence[ShardSpec]):
+        """The runs of one job's shards (in run order), from the archive when it holds them."""
+        from .aggregate import load_group
+
+        return load_group(specs, kinds=self.plan.kinds)
+
+
+def _files(named: Mapping[str, Any] | Iterable) -> Files:
+    return Files({k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in dict(named).items()})
+
+
+def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outputs: Mapping,
+             log: str | None = None) -> None:
+    """Run ``step`` of ``experiment``: re-plan from ``config`` and call the step's function."""
+    p = plan(config, experiment)
+    s = p.step(step)
+    missing = sorted(set(s.outputs) - set(outputs))
+    if missing:
+        raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
+    ctx = StepContext(plan=p, config=dict(config), step=s, input=_files(inputs), output=_files(outputs), log=log)
+    resolve(experiment, s.function)(ctx)

@@ -1,0 +1,214 @@
+"""Seeded instance-sample shards: the framework of every random-instance study.
+
+Komiyama et al.'s Table 1 (random sub-matrices of an MSLR matrix), Zoghi et al.'s Appendix C
+(random subsets of 136 rankers) and the instance families to come draw many random instances
+and record a few numbers per instance.  A family is declared by a *job* (a JSON-able mapping:
+parent data, sizes, seed, readings) and a function of the paper's package::
+
+    function(job, a, b) -> {column: 1-D array of length b - a}
+
+where row ``i - a`` depends only on (``job``, ``i``): the content of a shard never depends on how
+the family is split.  :func:`plan_samples` splits a family into :class:`SampleShard` s at
+``<results>/<fidelity>/samples/<experiment>/<family>/<layout>/samples-<a>-<b>.npz`` (``layout``
+hashes the job); the generic ``sample_shard`` rule runs :func:`run_sample_shard`; steps read a
+family with :func:`load_family`.
+
+Finished shards go into the results archive (:func:`archive_sample_shards`) under a key of the
+job, the sample range, the sha256 of every dataset the job reads, the hash of the normalised
+source of the function's import closure and ``requirements.lock``; :class:`SampleSources` reads
+a shard from the archive when its entry is valid for this code, else from its results file.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
+from duelbench.provenance.sidecar import atomic_write, file_sha256, read_sidecar, write_sidecar
+
+from . import ConfigError, log_to
+from .contract import SampleShard, resolve
+
+KIND = "samples"
+
+
+def layout_of(job: Mapping) -> str:
+    """10 hex digits of the sha256 of the canonical job (names the family's folder)."""
+    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def plan_samples(*, experiment: str, family: str, function: str, job: Mapping, n: int, per_shard: int,
+                 fidelity: str, root: str, datasets: Sequence[str] = ()) -> list[SampleShard]:
+    """Split samples ``0 … n − 1`` of a family into shards of at most ``per_shard`` samples."""
+    if n < 1 or per_shard < 1:
+        raise ConfigError(f"{experiment}.{family}: samples and samples_per_shard must be ≥ 1 (got {n}, {per_shard})")
+    job = json.loads(json.dumps(job, sort_keys=True))
+    folder = f"{root}/{fidelity}/{KIND}/{experiment}/{family}/{layout_of(job)}"
+    return [SampleShard(experiment=experiment, family=family, function=function, job=job, a=a,
+                        b=min(a + per_shard, n), path=os.path.normpath(f"{folder}/samples-{a}-{min(a + per_shard, n)}.npz"),
+                        datasets=tuple(datasets))
+            for a in range(0, n, per_shard)]
+
+
+def _module_file(experiment: str, function: str) -> str:
+    import sys
+
+    return sys.modules[resolve(experiment, function).__module__].__file__
+
+
+@functools.lru_cache(maxsize=None)
+def function_code_hash(experiment: str, function: str) -> str:
+    """Hash of the normalised source of the import closure of the function's module."""
+    return closure_hash(_module_file(experiment, function), exclude=PROVENANCE)
+
+
+@functools.lru_cache(maxsize=None)
+def _dataset_sha256(name: str) -> str:
+    from duelbench.engine.shard_archive import matrix_sha256
+
+    return matrix_sha256(name)
+
+
+def sample_key(shard: SampleShard) -> dict:
+    """Everything a sample shard's content depends on, as this process's code computes it."""
+    return {
+        "kind": KIND, "experiment": shard.experiment, "family": shard.family, "function": shard.function,
+        "job": shard.job, "samples": [int(shard.a), int(shard.b)],
+        "datasets": {d: _dataset_sha256(d) for d in sorted(shard.datasets)},
+        "code": function_code_hash(shard.experiment, shard.function), "lock": lock_hash(),
+    }
+
+
+def entry_path(shard: SampleShard) -> str:
+    """Archive path of a sample shard (its identity, without code or environment)."""
+    return f"{KIND}/{shard.experiment}/{shard.family}/{layout_of(shard.job)}/samples-{shard.a}-{shard.b}.entry"
+
+
+def compute(shard: SampleShard) -> dict[str, np.ndarray]:
+    """Run the family's function on samples ``[a, b)``; checks the returned columns."""
+    arrays = resolve(shard.experiment, shard.function)(shard.job, shard.a, shard.b)
+    n = shard.b - shard.a
+    out = {}
+    for name, values in arrays.items():
+        values = np.asarray(values)
+        if values.ndim != 1 or values.shape[0] != n:
+            raise ValueError(f"{shard.experiment}:{shard.function} returned column {name!r} of shape "
+                             f"{values.shape}, expected ({n},) (one value per sample)")
+        out[name] = values
+    return out
+
+
+def run_sample_shard(out_path: str, job_params: str, log: str | None = None) -> None:
+    """The ``sample_shard`` job: compute the shard described by ``job_params``
+    (:meth:`SampleShard.job_params`), write ``out_path`` (.npz) and its sidecar."""
+    p = json.loads(job_params)
+    shard = SampleShard(experiment=p["experiment"], family=p["family"], function=p["function"], job=p["job"],
+                        a=int(p["a"]), b=int(p["b"]), path=out_path, datasets=tuple(p["datasets"]))
+    with log_to(log):
+        t0, c0 = time.perf_counter(), time.process_time()
+        arrays = compute(shard)
+        wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+        print(f"{out_path}: samples {shard.a}-{shard.b} in {wall:.1f} s", flush=True)
+    atomic_write(out_path, lambda fh: np.savez_compressed(fh, **arrays))
+    key = sample_key(shard)
+    write_sidecar(out_path, config=json.loads(job_params), seeds={"job": shard.job},
+                  extra={"code_hash": key["code"], "lock_hash": key["lock"], "datasets": key["datasets"],
+                         "samples": shard.b - shard.a},
+                  run_info={"samples_per_second": (shard.b - shard.a) / wall if wall > 0 else None},
+                  wall_time=wall, cpu_time=cpu)
+
+
+class SampleSources:
+    """Resolves sample shards to the archive entry (when valid for this code) or their file."""
+
+    def __init__(self, root: str | os.PathLike | None):
+        self.archive = Archive(root) if root is not None else None
+        self._lookups: dict[str, tuple[Lookup, str]] = {}
+
+    def _lookup(self, shard: SampleShard) -> tuple[Lookup, str]:
+        if self.archive is None:
+            return Lookup("off"), ""
+        found = self._lookups.get(shard.path)
+        if found is None:
+            try:
+                key = sample_key(shard)
+            except FileNotFoundError as exc:
+                found = (Lookup("unverifiable", reason=str(exc)), "")
+            else:
+                path = entry_path(shard)
+                found = (self.archive.lookup(path, key), str(self.archive.root / path))
+            self._lookups[shard.path] = found
+        return found
+
+    def status(self, shard: SampleShard) -> str:
+        return self._lookup(shard)[0].status
+
+    def source(self, shard: SampleShard) -> str:
+        found, entry = self._lookup(shard)
+        return entry if found.status == VALID else shard.path
+
+    def arrays(self, shard: SampleShard) -> dict[str, np.ndarray]:
+        found, _ = self._lookup(shard)
+        if found.status == VALID:
+            return dict(found.arrays)
+        with np.load(shard.path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+
+
+_SOURCES: dict[str | None, SampleSources] = {}
+
+
+def sources() -> SampleSources:
+    """This process's :class:`SampleSources` (archive from ``$DUELBENCH_ARCHIVE``)."""
+    from duelbench.engine.shard_sources import archive_root_from_env
+
+    root = archive_root_from_env()
+    key = os.path.abspath(root) if root else None
+    if key not in _SOURCES:
+        _SOURCES[key] = SampleSources(root)
+    return _SOURCES[key]
+
+
+def load_family(shards: Iterable[SampleShard]) -> dict[str, np.ndarray]:
+    """The columns of a family's shards, concatenated in sample order, plus ``sample`` (index)."""
+    shards = sorted(shards, key=lambda s: s.a)
+    parts = [sources().arrays(s) for s in shards]
+    if not parts:
+        raise ValueError("no sample shards to load")
+    names = sorted(parts[0])
+    for s, part in zip(shards, parts):
+        if sorted(part) != names:
+            raise ValueError(f"{s.path}: columns {sorted(part)} differ from {names}; rebuild the family")
+    out = {name: np.concatenate([p[name] for p in parts]) for name in names}
+    out["sample"] = np.concatenate([np.arange(s.a, s.b) for s in shards])
+    return out
+
+
+def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[SampleShard]) -> list[dict]:
+    """Put finished sample shards into the archive.  A shard whose sidecar shows other code,
+    another lock file or other bytes than this process would key is refused (ValueError)."""
+    archive = Archive(Path(archive_root))
+    rows = []
+    for shard in shards:
+        key = sample_key(shard)
+        content = read_sidecar(shard.path)["content"]
+        extra = content.get("extra", {})
+        if (extra.get("code_hash"), extra.get("lock_hash")) != (key["code"], key["lock"]):
+            raise ValueError(f"{shard.path}: computed by other code or another requirements.lock than this "
+                             "checkout's; rebuild it before archiving")
+        if content.get("output_sha256") != file_sha256(shard.path):
+            raise ValueError(f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it")
+        with np.load(shard.path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+        rows.append(archive.put(entry_path(shard), key, arrays))
+    return rows
