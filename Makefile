@@ -1,6 +1,8 @@
 # duelbench: on-ramp for a fresh machine with Python 3.11+.
 #
-#   make figures   build every figure and table at the default (paper) fidelity
+#   make figures   build every figure and table at the default (paper) fidelity, reading
+#                  finished simulations from the committed results archive (ARCHIVE=off
+#                  rebuilds every shard from scratch: CPU-hours, see README)
 #   make test      run the test suite
 #
 # Both create the virtual environment .venv from requirements.lock first if it is
@@ -13,6 +15,7 @@ STAMP := $(VENV)/.duelbench-installed
 BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all
 SNAKEMAKE_ARGS ?=
+ARCHIVE ?= archive
 PYTEST_ARGS ?=
 BENCH_ARGS ?=
 
@@ -22,10 +25,12 @@ export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 RUN := PATH="$(BIN):$$PATH"
 
 .DEFAULT_GOAL := help
-.PHONY: help venv figures quick test bench lock clean clean-venv clean-results
+.PHONY: help venv data figures quick test bench lock clean clean-venv clean-results
 
 help:
-	@echo "make figures        all figures and tables at the default fidelity (snakemake --cores $(CORES))"
+	@echo "make figures        all figures and tables at the default fidelity (snakemake --cores $(CORES)),"
+	@echo "                    from the results archive; ARCHIVE=off rebuilds every shard from scratch"
+	@echo "make data           fetch the downloaded data (MSLR matrices; \$$DUELBENCH_DATA_MIRROR or the web)"
 	@echo "make quick          the same at reduced fidelity (profile config/profiles/quick)"
 	@echo "make test           the test suite (pytest)"
 	@echo "make bench          engine throughput benchmark (duelbench bench)"
@@ -34,7 +39,7 @@ help:
 	@echo "make clean          remove caches (bytecode, pytest, numba, build files)"
 	@echo "make clean-venv     remove .venv"
 	@echo "make clean-results  remove results/ and .snakemake/ (simulation outputs: costly to rebuild)"
-	@echo "Variables: CORES=$(CORES) SNAKEMAKE_ARGS='...' PYTEST_ARGS='...' BENCH_ARGS='...' PYTHON=$(PYTHON)"
+	@echo "Variables: CORES=$(CORES) ARCHIVE=$(ARCHIVE) SNAKEMAKE_ARGS='...' PYTEST_ARGS='...' BENCH_ARGS='...' PYTHON=$(PYTHON)"
 
 venv: $(STAMP)
 
@@ -49,8 +54,12 @@ $(STAMP): $(LOCK) pyproject.toml
 	$(VENV)/bin/python -m pip check
 	@touch $@
 
-figures: $(STAMP)
-	$(RUN) $(BIN)/snakemake --cores $(CORES) $(SNAKEMAKE_ARGS)
+# The data come first: an archived shard is used only once its matrix's sha256 can be checked.
+data: $(STAMP)
+	$(RUN) $(BIN)/snakemake --cores 1 --quiet rules -- data
+
+figures: data
+	$(RUN) $(BIN)/snakemake --cores $(CORES) --config archive=$(ARCHIVE) $(SNAKEMAKE_ARGS)
 
 quick: $(STAMP)
 	$(RUN) $(BIN)/snakemake --cores $(CORES) --profile config/profiles/quick $(SNAKEMAKE_ARGS)

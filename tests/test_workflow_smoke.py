@@ -134,6 +134,60 @@ def test_shards_equal_one_direct_simulation(built):
     np.testing.assert_allclose(curve["mean"].to_numpy(), direct["mean"], rtol=1e-10, atol=1e-12)
 
 
+def _job_counts(root: Path) -> dict[str, int]:
+    """rule -> number of jobs of ``snakemake -n demo`` (its job-stats table)."""
+    import re
+
+    out = snakemake(root, "-n", "demo").stdout
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", out, re.M) if m.group(1) != "total"}
+
+
+def test_archived_shards_are_read_not_simulated_and_bad_entries_are_recomputed(built):
+    """The results archive in the workflow (docs/archive.md): after the demo's shards are
+    archived and deleted, the build plans no simulation and gives the same regret.csv; a
+    tampered entry (bytes changed) and a stale one (its key's code hash changed) are each
+    recomputed, never used, and the rebuilt outputs are byte-identical."""
+    import shutil
+
+    root, _ = built
+    regret = (root / FIG / "regret.csv").read_bytes()
+    shards = sorted(str(p.relative_to(root)) for p in (root / "results" / "smoke").rglob("runs-*.npz"))
+    assert len(shards) == 16
+    env = snakemake_env() | {"PYTHONPATH": str(root / "src"), "NUMBA_CACHE_DIR": str(root / ".numba_cache")}
+    subprocess.run([sys.executable, "-m", "duelbench", "archive", "--archive", "archive", "add",
+                    "--kinds", "copeland,condorcet", *shards], cwd=root, env=env, check=True,
+                   capture_output=True, text=True, timeout=600)
+    try:
+        for shard in shards:
+            (root / shard).unlink()
+            (root / (shard + ".json")).unlink()
+        jobs = _job_counts(root)
+        assert "simulate_shard" not in jobs and "warmup_numba" not in jobs, jobs
+        snakemake(root, "demo")
+        assert (root / FIG / "regret.csv").read_bytes() == regret
+
+        manifest = root / "archive" / "MANIFEST.jsonl"
+        rows = [json.loads(line) for line in manifest.read_text().splitlines()]
+        tampered, stale = rows[0], rows[5]
+        entry = root / "archive" / tampered["path"]
+        entry.write_bytes(entry.read_bytes()[:-1] + bytes([entry.read_bytes()[-1] ^ 1]))
+        stale["key"]["code"] = "0" * 64
+        manifest.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows))
+        assert _job_counts(root).get("simulate_shard") == 2
+        snakemake(root, "demo")
+        for row in (tampered, stale):
+            # the recomputed shards are the results files of exactly these two entries
+            dataset, alg, horizon, name = row["path"].split("/")[1:]
+            assert (root / "results" / "smoke" / dataset / alg / horizon / name.split("-", 1)[1].replace(
+                ".entry", ".npz")).is_file()
+        assert (root / FIG / "regret.csv").read_bytes() == regret
+    finally:
+        shutil.rmtree(root / "archive", ignore_errors=True)
+        snakemake(root, "demo")
+    assert (root / FIG / "regret.csv").read_bytes() == regret
+    assert pending(plan(root)) == set()
+
+
 def _expected_shards(root: Path, algorithm: str | None = None) -> set[str]:
     from duelbench.experiments import demo
 

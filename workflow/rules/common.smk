@@ -10,6 +10,7 @@ from snakemake.exceptions import WorkflowError
 
 import duelbench.experiments as dbx
 import duelbench.experiments.samples as dbx_samples
+from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
 
 
@@ -240,6 +241,15 @@ rule sample_shard:
 # ---------------------------------------------------------------------------------------------
 # data: MSLR preference matrices (download with sha256 check, or copy from a mirror folder)
 # ---------------------------------------------------------------------------------------------
+rule data:
+    """Every downloaded data file (the MSLR matrices). Fetch them before a build reads the
+    archive: an archived shard's key holds its matrix's sha256, so it can only be verified,
+    hence used, once the matrix is installed (`make figures` runs this first)."""
+    localrule: True
+    input:
+        [f"{DATA}/mslr/{f.filename}" for f in dbx_mslr.MSLR_FILES.values()],
+
+
 rule fetch_mslr:
     wildcard_constraints:
         file=r"[A-Za-z0-9_.-]+",

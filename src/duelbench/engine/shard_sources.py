@@ -15,11 +15,13 @@ from-scratch rebuild); the workflow sets it from its ``archive`` config key.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.data.errors import DataError
 
 from . import shard_archive
 from .result import SimulationResult
@@ -64,7 +66,7 @@ class ShardSources:
             try:
                 key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon,
                                               spec.run_start, spec.run_stop, spec.seed, self.kinds)
-            except FileNotFoundError as exc:
+            except (FileNotFoundError, DataError) as exc:
                 # The dataset's files are not installed yet (e.g. MSLR before `make data`): the
                 # key cannot be computed, so the entry cannot be verified and is not used.
                 found = (Lookup("unverifiable", reason=str(exc)), None, "")
@@ -93,7 +95,9 @@ class ShardSources:
             if found.status == VALID:
                 parts.append(shard_archive.from_arrays(key, found.arrays))
             else:
-                parts.append(load_shards([spec.path]))
+                part = load_shards([spec.path])
+                # keep the archived kinds only, so that archived and recomputed shards stack
+                parts.append(dataclasses.replace(part, regrets={k: part.regrets[k] for k in self.kinds}))
         return SimulationResult.concatenate(parts)
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.data.errors import DataError
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
 from duelbench.provenance.sidecar import atomic_write, file_sha256, read_sidecar, write_sidecar
 
@@ -142,7 +143,7 @@ class SampleSources:
         if found is None:
             try:
                 key = sample_key(shard)
-            except FileNotFoundError as exc:
+            except (FileNotFoundError, DataError) as exc:
                 found = (Lookup("unverifiable", reason=str(exc)), "")
             else:
                 path = entry_path(shard)
