@@ -31,7 +31,7 @@ from .shards import load_shards
 DEFAULT_ROOT = PACKAGE_ROOT.parent.parent / "archive"
 
 
-def _computed_here(path: str, algorithm: str) -> None:
+def computed_here(path: str, algorithm: str) -> None:
     """Raise ValueError unless the shard's sidecar shows this code, this lock file and its bytes."""
     try:
         content = read_sidecar(path)["content"]
@@ -54,7 +54,7 @@ def _add(args) -> int:
     archive = Archive(args.archive)
     for path in args.shards:
         result = load_shards([path])
-        _computed_here(path, result.algorithm)
+        computed_here(path, result.algorithm)
         row = shard_archive.archive_result(archive, result, args.kinds)
         print(f"{path} -> {row['path']} ({row['bytes']} bytes)")
     return 0

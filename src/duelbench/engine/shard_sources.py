@@ -48,7 +48,7 @@ class ShardSources:
     root : str or None
         The archive folder; ``None`` reads every shard from the results folder.
     kinds : iterable of str
-        The regret kinds the reader needs; an entry is used only if it holds exactly these
+        The regret kinds the reader needs; an entry is used only if it holds at least these
         (they are part of its key).
     """
 
@@ -63,16 +63,22 @@ class ShardSources:
             return Lookup("off"), None, ""
         found = self._lookups.get(spec.path)
         if found is None:
+            path = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                            spec.run_start, spec.run_stop, spec.seed)
+            # an entry that keeps more kinds than this reader needs (a shard shared by two
+            # experiments) is keyed, hence checked, with its own kinds
+            row = self.archive.manifest().get(path)
+            kinds = self.kinds
+            if row is not None and set(self.kinds) <= set(row["key"].get("kinds", ())):
+                kinds = tuple(row["key"]["kinds"])
             try:
                 key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon,
-                                              spec.run_start, spec.run_stop, spec.seed, self.kinds)
+                                              spec.run_start, spec.run_stop, spec.seed, kinds)
             except (FileNotFoundError, DataError) as exc:
                 # The dataset's files are not installed yet (e.g. MSLR before `make data`): the
                 # key cannot be computed, so the entry cannot be verified and is not used.
                 found = (Lookup("unverifiable", reason=str(exc)), None, "")
             else:
-                path = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
-                                                spec.run_start, spec.run_stop, spec.seed)
                 found = (self.archive.lookup(path, key), key, str(self.archive.root / path))
             self._lookups[spec.path] = found
         return found
@@ -92,12 +98,9 @@ class ShardSources:
         parts = []
         for spec in specs:
             found, key, _ = self._lookup(spec)
-            if found.status == VALID:
-                parts.append(shard_archive.from_arrays(key, found.arrays))
-            else:
-                part = load_shards([spec.path])
-                # keep the archived kinds only, so that archived and recomputed shards stack
-                parts.append(dataclasses.replace(part, regrets={k: part.regrets[k] for k in self.kinds}))
+            part = shard_archive.from_arrays(key, found.arrays) if found.status == VALID else load_shards([spec.path])
+            # keep the reader's kinds only, so that archived and recomputed shards stack
+            parts.append(dataclasses.replace(part, regrets={k: part.regrets[k] for k in self.kinds}))
         return SimulationResult.concatenate(parts)
 
 

@@ -213,3 +213,4 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
             arrays = {k: z[k] for k in z.files}
         rows.append(archive.put(entry_path(shard), key, arrays))
     return rows
+

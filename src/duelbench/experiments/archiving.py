@@ -1,0 +1,91 @@
+"""Put every finished shard the configured experiments plan into the results archive.
+
+::
+
+    python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] [--results DIR]
+
+Plans every experiment of the configuration (default: ``config/config.yaml``, paper fidelity)
+and archives each simulation shard and sample shard whose results file and provenance sidecar
+exist: a simulation shard with the union of the regret kinds of the experiments that read it,
+a sample shard with all its columns.  A shard computed by other code or under another
+``requirements.lock`` is refused (the error says so); an entry already valid is left as it is.
+A long build runs this periodically (``workflow/scripts/archive_finished_shards.sh``) and
+commits ``archive/``, so a build stopped on one machine resumes on another.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from duelbench.archive.store import VALID, Archive
+from duelbench.engine import shard_archive
+from duelbench.engine.archive_cli import computed_here
+from duelbench.engine.shards import load_shards
+
+from . import check_config
+from .contract import configured, plan
+from .samples import SampleSources, archive_sample_shards
+
+CHECKOUT = Path(__file__).resolve().parents[3]
+
+
+def planned(config: Mapping) -> tuple[dict, dict, list]:
+    """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment."""
+    specs, kinds, samples = {}, {}, []
+    for name in configured(config):
+        p = plan(config, name)
+        for spec in p.shards:
+            specs.setdefault(spec.path, spec)
+            kinds.setdefault(spec.path, set()).update(p.kinds)
+        samples.extend(p.samples)
+    return specs, kinds, samples
+
+
+def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[int, int]:
+    """Archive every finished planned shard; returns (simulation shards, sample shards) added."""
+    archive = Archive(archive_root)
+    specs, kinds, samples = planned(config)
+    added = 0
+    for path, spec in sorted(specs.items()):
+        if not (os.path.isfile(path) and os.path.isfile(path + ".json")):
+            continue
+        want = sorted(kinds[path])
+        key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon, spec.run_start,
+                                      spec.run_stop, spec.seed, want)
+        entry = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon, spec.run_start,
+                                         spec.run_stop, spec.seed)
+        if archive.lookup(entry, key).status == VALID:
+            continue
+        result = load_shards([path])
+        computed_here(path, result.algorithm)
+        shard_archive.archive_result(archive, result, want)
+        added += 1
+    sources = SampleSources(archive_root)
+    done = [s for s in samples if os.path.isfile(s.path) and os.path.isfile(s.path + ".json")
+            and sources.status(s) != VALID]
+    archive_sample_shards(archive_root, done)
+    return added, len(done)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import yaml
+
+    parser = argparse.ArgumentParser(prog="python -m duelbench.experiments.archiving",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--archive", default=str(CHECKOUT / "archive"))
+    parser.add_argument("--config", default=str(CHECKOUT / "config" / "config.yaml"))
+    args = parser.parse_args(argv)
+    with open(args.config, encoding="utf-8") as fh:
+        config = check_config(yaml.safe_load(fh))
+    n_shards, n_samples = archive_finished(config, args.archive)
+    print(f"archived {n_shards} simulation shards and {n_samples} sample shards into {args.archive}")
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())
