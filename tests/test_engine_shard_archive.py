@@ -48,7 +48,7 @@ def test_key_covers_code_lock_dataset_and_job(monkeypatch):
                     kinds=["copeland"])
         args.update(changed)
         assert shard_archive.shard_key(**args) != base
-    monkeypatch.setattr(shard_archive, "source_hash", lambda name, **kw: "0" * 64)
+    monkeypatch.setattr(shard_archive, "simulation_code_hash", lambda name: "0" * 64)
     assert shard_archive.shard_key("arxiv", "rucb", {}, 3000, 0, 4, 3, ["copeland"])["code"] != base["code"]
     monkeypatch.setattr(shard_archive, "lock_hash", lambda: "1" * 64)
     assert shard_archive.shard_key("arxiv", "rucb", {}, 3000, 0, 4, 3, ["copeland"])["lock"] != base["lock"]
