@@ -61,8 +61,8 @@ def test_stale_and_tampered_shards_are_not_used(tmp_path, monkeypatch):
     assert shard_archive.lookup_shard(archive, *args)[0].status == VALID
     assert shard_archive.lookup_shard(archive, "arxiv", "rucb", {}, 3000, 4, 8, 3, ["copeland"])[0].status == MISSING
     # new code: the same job is found but stale, and nothing is returned
-    real = shard_archive.source_hash
-    monkeypatch.setattr(shard_archive, "source_hash", lambda name, **kw: "f" * 64 if name == "rucb" else real(name, **kw))
+    real = shard_archive.simulation_code_hash
+    monkeypatch.setattr(shard_archive, "simulation_code_hash", lambda name: "f" * 64 if name == "rucb" else real(name))
     found, result = shard_archive.lookup_shard(archive, *args)
     assert found.status == STALE and found.differs == ["code"] and result is None
     monkeypatch.undo()
