@@ -24,12 +24,8 @@ The experiment is a package on the experiment contract (:mod:`duelbench.experime
 five steps (``appendix_c_tables``, ``appendix_c_figures``, ``regret_aggregate``,
 ``regret_figures``, ``checks``) and the paper's items with their captions.
 
-Outputs (:func:`outputs`; under ``figures_dir(config, "zoghi2015")``, each with a ``.json``
-provenance sidecar): ``condorcet_probability.csv``, ``figure4.{pdf,png}``, ``table1_overlap.csv``,
-``table1_overlap_se.csv``, ``table1_overlap_long.csv``, ``table1_overlap.md``,
-``c_lc_distribution.csv``, ``figure5.{pdf,png}``, ``delta_ratio.csv``, ``figure6.{pdf,png}``,
-``appendix_c_cost.csv``, ``regret.csv``, ``figure1/2/3.{pdf,png}``, ``sensitivity.{pdf,png}``,
-``throughput.csv``, ``checks.csv``.
+Outputs (:data:`OUTPUT_FILES`, :func:`outputs`) go under ``figures_dir(config, "zoghi2015")``,
+each with a ``.json`` provenance sidecar.
 
 Statistics (the ``statistic`` names of the registry)
 ----------------------------------------------------
@@ -121,8 +117,11 @@ from ..contract import Item, Plan, SampleShard, Step
 from .appendix_c import CLICK_MODELS, N_ARMS, AppendixCError, family_job, resolve_k_values
 
 NAME = "zoghi2015"
-#: Click models whose every per-sample quantity is computed, unless configured otherwise.
-DEFAULT_WINNER_STATISTICS = ("mslr_informational",)
+#: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
+#: click models whose every per-sample quantity is computed.
+APPENDIX_C_DEFAULTS = {"winner_statistics": ("mslr_informational",), "random_walk_main": "C",
+                       "von_neumann_support": "union", "support_tol": 1e-9, "pooling": "equal_weight_over_k",
+                       "k_values": "all"}
 #: The click model of Table 1 and Figures 5-6.
 MAIN_CLICK_MODEL = "mslr_informational"
 #: Matrices of Figures 1-3 (theory check ``delta_star_ge_delta``).
@@ -152,12 +151,8 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
     s["fidelity"] = config.get("fidelity", "paper") if fidelity is None else fidelity
     s.setdefault("kind", "copeland_zoghi")
     a = s.setdefault("appendix_c", {})
-    a.setdefault("winner_statistics", list(DEFAULT_WINNER_STATISTICS))
-    a.setdefault("random_walk_main", "C")
-    a.setdefault("von_neumann_support", "union")
-    a.setdefault("support_tol", 1e-9)
-    a.setdefault("pooling", "equal_weight_over_k")
-    a.setdefault("k_values", "all")
+    for key, value in APPENDIX_C_DEFAULTS.items():  # the schema's defaults
+        a.setdefault(key, list(value) if isinstance(value, tuple) else value)
     if s["kind"] != "copeland_zoghi":
         raise ConfigError(f"zoghi2015.kind: only 'copeland_zoghi' (Definition 1, reading Z3) is supported, "
                           f"got {s['kind']!r}")

@@ -106,10 +106,6 @@ def theory_measurements() -> dict:
     return out
 
 
-def _inverted_cdf_q99(values: np.ndarray) -> float:
-    return float(np.percentile(values, 99, method="inverted_cdf"))
-
-
 def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
     """``fig4:*``, ``table1:*``, ``fig5:*``, ``fig6:*`` from the Appendix-C tables."""
     import pandas as pd
@@ -171,7 +167,8 @@ def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
         for q in ("C", "L_C"):
             for K in need:
                 d = dist[(dist["quantity"] == q) & (dist["K"] == K)]
-                q99 = _inverted_cdf_q99(np.repeat(d["value"].to_numpy(), d["count"].to_numpy()))
+                q99 = float(np.percentile(np.repeat(d["value"].to_numpy(), d["count"].to_numpy()), 99,
+                                          method="inverted_cdf"))
                 ok = ok and q99 <= K / 5
                 worst.append((q99 / K, q, K, q99))
         w = max(worst)
@@ -273,8 +270,6 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
             m[stat] = _m(ratio < 0.01, evidence=f"per-step regret {late:.4g} over [{t[c_]}, {t[-1]}] vs {early:.4g} "
                                                 f"over [{t[a_]}, {t[b_]}]: ratio {ratio:.4g}")
     return m
-
-
 
 
 def write_checks(ctx: StepContext) -> list:
