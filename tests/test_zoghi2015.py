@@ -1,4 +1,4 @@
-"""Zoghi et al. 2015 experiment: Appendix-C sampling and statistics, settings, checks logic.
+"""Zoghi et al. 2015 experiment: Appendix-C sampling and statistics, settings, plan, checks logic.
 
 The MSLR-dependent tests use the data mirror (``mslr_mirror`` fixture; skipped without it).
 """
@@ -13,9 +13,12 @@ import numpy as np
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError
+from duelbench.experiments import ConfigError, contract
 from duelbench.experiments import zoghi2015 as z
-from duelbench.experiments import zoghi2015_appendix_c as ac
+from duelbench.experiments.contract import SampleShard
+from duelbench.experiments.zoghi2015 import appendix_c as ac
+from duelbench.experiments.zoghi2015 import appendix_c_tables as act
+from duelbench.experiments.zoghi2015 import checks as zc
 from duelbench.problems import winners as W
 from duelbench.problems.generators import random_btl
 
@@ -78,30 +81,41 @@ def test_uniform_marginals():
     assert np.all(np.abs(p - 10 / 136) < 5 * math.sqrt((10 / 136) / n))
 
 
-def _plan(samples_per_shard, k_values=(1, 3, 50, 136), n=7):
-    return ac.plan_shards(fidelity="t", click_models=["mslr_informational", "mslr_perfect"], seed=11,
-                          k_values=list(k_values), samples_per_k=n, samples_per_shard=samples_per_shard,
-                          support_tol=1e-9, full_models=["mslr_informational"], root="r")
+def _plan(config, samples_per_shard, k_values=(1, 3, 50, 136), n=7, seed=11, models=("mslr_informational", "mslr_perfect"),
+          full=("mslr_informational",)):
+    """The Appendix-C sample shards of a configuration with these settings (fidelity smoke)."""
+    cfg = copy.deepcopy(config)
+    cfg["fidelities"]["smoke"]["overrides"]["zoghi2015"]["appendix_c"] = {}
+    cfg["zoghi2015"]["appendix_c"].update(click_models=list(models), winner_statistics=list(full), seed=seed,
+                                          k_values=list(k_values), samples_per_k=n, samples_per_shard=samples_per_shard)
+    return z.appendix_c_samples(cfg, "smoke")
 
 
-def test_shard_layout_covers_each_sample_once_and_changes_no_sample():
+def test_shard_layout_covers_each_sample_once_and_changes_no_sample(config):
     for sps in (1, 4, 7, 10, 1000):
-        shards = _plan(sps)
+        shards = _plan(config, sps)
         for model in ("mslr_informational", "mslr_perfect"):
-            pairs = [p for sh in shards if sh.click_model == model for p in sh.pairs()]
+            family = sorted((sh for sh in shards if sh.family == model), key=lambda sh: sh.a)
+            assert all(sh.datasets == (model,) and sh.job["click_model"] == model for sh in family)
+            pairs = [p for sh in family for p in ac.sample_pairs(sh.job, sh.a, sh.b)]
             assert pairs == [(K, i) for K in (1, 3, 50, 136) for i in range(7)]
-    modes = {sh.click_model: sh.mode for sh in _plan(5)}
+    modes = {sh.family: sh.job["mode"] for sh in _plan(config, 5)}
     assert modes == {"mslr_informational": "full", "mslr_perfect": "condorcet"}
     # the folder names what the content depends on, not the layout
-    assert {Path(sh.path).parent for sh in _plan(3)} == {Path(sh.path).parent for sh in _plan(8)}
-    other = ac.plan_shards(fidelity="t", click_models=["mslr_perfect"], seed=12, k_values=[1, 3, 50, 136],
-                           samples_per_k=7, samples_per_shard=5, support_tol=1e-9, full_models=[], root="r")
-    assert Path(other[0].path).parent != Path([s for s in _plan(5) if s.click_model == "mslr_perfect"][0].path).parent
+    assert {Path(sh.path).parent for sh in _plan(config, 3)} == {Path(sh.path).parent for sh in _plan(config, 8)}
+    other = _plan(config, 5, seed=12, models=("mslr_perfect",), full=())
+    assert Path(other[0].path).parent != Path([s for s in _plan(config, 5) if s.family == "mslr_perfect"][0].path).parent
 
 
-def test_shard_job_params_round_trip():
-    sh = _plan(5)[2]
-    assert ac.AppendixCShard.from_job_params(sh.job_params(), sh.path) == sh
+def test_shard_job_params_round_trip(config):
+    import json
+
+    sh = _plan(config, 5)[2]
+    p = json.loads(sh.job_params())
+    again = SampleShard(experiment=p["experiment"], family=p["family"], function=p["function"], job=p["job"],
+                        a=p["a"], b=p["b"], path=sh.path, datasets=tuple(p["datasets"]))
+    assert again == sh
+    assert contract.resolve("zoghi2015", sh.function) is ac.samples
 
 
 def test_per_sample_records_do_not_depend_on_the_layout(informational):
@@ -110,18 +124,42 @@ def test_per_sample_records_do_not_depend_on_the_layout(informational):
     whole = ac.compute_samples(P, "mslr_informational", 5, pairs)
     parts = [ac.compute_samples(P, "mslr_informational", 5, pairs[a:a + 5]) for a in range(0, len(pairs), 5)]
     for key in whole:
-        if key in ("seconds", "cpu_seconds"):
-            continue
+        assert whole[key].ndim == 1 and whole[key].shape == (len(pairs),), key  # one row per sample
         joined = np.concatenate([p[key] for p in parts])
         assert np.array_equal(whole[key], joined, equal_nan=key.startswith("delta")), key
+    # the family function: samples a..b-1 of the K-major enumeration, whatever the split
+    job = ac.family_job("mslr_informational", seed=5, k_values=[1, 4, 40, 136], samples_per_k=3, support_tol=1e-9)
+    split = [ac.samples(job, a, min(a + 5, 12)) for a in range(0, 12, 5)]
+    for key in whole:
+        assert np.array_equal(whole[key], np.concatenate([p[key] for p in split]), equal_nan=key.startswith("delta"))
 
 
-def test_bad_settings_raise_clear_errors():
+def test_stored_sets_are_the_sampled_rankers_and_the_winners(informational):
+    P = informational.values
+    pairs = [(K, i) for K in (2, 17, 70, 135) for i in range(2)]
+    cols = ac.compute_samples(P, "mslr_informational", 9, pairs)
+    rec = act.Records("mslr_informational", cols)
+    for row, (K, i) in enumerate(pairs):
+        s = ac.sample_subset(9, "mslr_informational", K, i)
+        subset = np.stack([cols[c] for c in ac.set_columns("subset")], axis=1)[row]
+        assert np.array_equal(subset, ac.mask_words(s))
+        st = ac.sample_statistics(P[np.ix_(s, s)])
+        for notion in ac.NOTIONS:
+            assert rec.winner_indices(row, notion) == tuple(int(s[j]) for j in st.winners[notion]), notion
+    cond = ac.compute_samples(P, "mslr_informational", 9, pairs, mode="condorcet")
+    assert np.array_equal(cond["has_cw"], cols["has_cw"]) and np.array_equal(cond["subset_w0"], cols["subset_w0"])
+    assert (cond["C"] == -1).all() and np.isnan(cond["delta"]).all() and not cond["winners_copeland_w0"].any()
+
+
+def test_bad_settings_raise_clear_errors(config):
     with pytest.raises(ac.AppendixCError, match="k_values"):
         ac.resolve_k_values([0, 5])
     with pytest.raises(ac.AppendixCError, match="click_models"):
-        ac.plan_shards(fidelity="t", click_models=["mslr_other"], seed=0, k_values="all", samples_per_k=1,
-                       samples_per_shard=1, support_tol=1e-9)
+        ac.family_job("mslr_other", seed=0, k_values="all", samples_per_k=1, support_tol=1e-9)
+    bad = copy.deepcopy(config)
+    bad["zoghi2015"]["appendix_c"]["click_models"] = ["mslr_other"]
+    with pytest.raises(ConfigError, match="click_models"):
+        z.appendix_c_samples(bad, "paper")
 
 
 # --------------------------------------------------------------------------------------------
@@ -182,25 +220,28 @@ def test_statistics_of_a_cycle_and_of_a_single_arm():
 
 
 def _records(mats, ks=None):
-    """Records of hand-made matrices (each sample uses rankers 0..K-1)."""
-    n_arms = 8
-    rows = {k: [] for k in ("k", "index", "subset", "has_cw", "C", "L_C", "delta", "delta_min", "smith", "winners")}
+    """Records of hand-made matrices (each sample uses rankers 0..K-1), columns as the sample
+    function stores them."""
+    rows = {k: [] for k in ("k", "index", "has_cw", "C", "L_C", "delta", "delta_min", "smith")}
+    sets = {name: [] for name in ac.SETS}
     for j, P in enumerate(mats):
         K = P.shape[0]
-        s = np.arange(K)
         st = ac.sample_statistics(P)
         rows["k"].append(K if ks is None else ks[j])
         rows["index"].append(j)
-        rows["subset"].append(ac._mask(s, range(K), n_arms))
         rows["has_cw"].append(st.has_cw)
         rows["C"].append(st.C)
         rows["L_C"].append(st.L_C)
         rows["delta"].append(st.delta)
         rows["delta_min"].append(st.delta_min)
         rows["smith"].append(st.smith)
-        rows["winners"].append(np.stack([ac._mask(s, st.winners[n], n_arms) for n in ac.NOTIONS]))
+        sets["subset"].append(ac.mask_words(np.arange(K)))
+        for n in ac.NOTIONS:
+            sets[f"winners_{n}"].append(ac.mask_words(st.winners[n]))
     arrays = {k: np.asarray(v) for k, v in rows.items()}
-    return ac.Records(click_model="hand", arrays=arrays, n_arms=n_arms)
+    for name, words in sets.items():
+        arrays.update({c: np.asarray(words)[:, j] for j, c in enumerate(ac.set_columns(name))})
+    return act.Records(click_model="hand", arrays=arrays)
 
 
 def test_overlaps_and_table1_on_hand_made_matrices():
@@ -211,7 +252,7 @@ def test_overlaps_and_table1_on_hand_made_matrices():
     assert rec.overlap("copeland", "vn_union").tolist() == [True, True]
     assert rec.contained("copeland", "vn_union").tolist() == [True, True]
     assert rec.winner_indices(0, "borda") == (1,)
-    long = ac.table1_long(rec, "C", "union")
+    long = act.table1_long(rec, "C", "union")
     main = long[long["variant"] == "main"]
     cell = main[(main["row"] == "copeland") & (main["column"] == "borda")].iloc[0]
     assert cell["percent"] == pytest.approx(50.0)
@@ -220,17 +261,17 @@ def test_overlaps_and_table1_on_hand_made_matrices():
     rw = main[(main["row"] == "borda") & (main["column"] == "random_walk")].iloc[0]
     assert bool(rw["calibrated"])
     assert set(long["variant"]) == {"main", "rw_a", "rw_b", "vn_solution"}
-    mat = ac.table1_matrix(long)
-    assert list(mat.columns) == list(ac.TABLE1_NOTIONS)
-    assert list(mat.index) == list(ac.TABLE1_NOTIONS) + ["copeland_in_vn_support"]
-    assert np.allclose(np.diag(mat.loc[list(ac.TABLE1_NOTIONS)].to_numpy()), 100)
+    mat = act.table1_matrix(long)
+    assert list(mat.columns) == list(act.TABLE1_NOTIONS)
+    assert list(mat.index) == list(act.TABLE1_NOTIONS) + ["copeland_in_vn_support"]
+    assert np.allclose(np.diag(mat.loc[list(act.TABLE1_NOTIONS)].to_numpy()), 100)
     assert mat.loc["copeland", "borda"] == mat.loc["borda", "copeland"] == pytest.approx(50.0)
 
 
 def test_equal_weight_pooling_and_its_standard_error():
     k = np.array([1, 1, 2, 2, 2, 2])
     flag = np.array([1, 0, 1, 1, 1, 0])
-    pct, se = ac.pooled_percentage(k, flag)
+    pct, se = act.pooled_percentage(k, flag)
     assert pct == pytest.approx(62.5)
     assert se == pytest.approx(100 * math.sqrt(0.5 * 0.5 / 2 + 0.75 * 0.25 / 4) / 2)
 
@@ -239,13 +280,13 @@ def test_condorcet_c_lc_and_delta_tables():
     C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
     T3 = np.array([[0.5, 0.6, 0.8], [0.4, 0.5, 0.55], [0.2, 0.45, 0.5]])
     rec = _records([C3, T3])
-    cond = ac.condorcet_table({"hand": rec})
+    cond = act.condorcet_table({"hand": rec})
     assert cond["p_condorcet"].tolist() == [0.5] and cond["n_samples"].tolist() == [2]
     assert cond["stderr"].iloc[0] == pytest.approx(math.sqrt(0.25 / 2))
-    dist = ac.c_lc_distribution({"hand": rec})
+    dist = act.c_lc_distribution({"hand": rec})
     c = dist[dist["quantity"] == "C"].set_index("value")["count"].to_dict()
     assert c == {1: 1, 3: 1}
-    ratio = ac.delta_ratio_table(rec)
+    ratio = act.delta_ratio_table(rec)
     # T3 (Condorcet winner 0, L_C = 0): Delta*_i = the largest gap among i's losses, Delta*_1 = 0.1,
     # Delta*_2 = 0.3; Delta = min(0.1, 0.3, Delta*_min = 0.1) = 0.1, Delta_min = 0.05: ratio 4
     assert ratio["n_defined"].tolist() == [1]  # the cycle (C = K) is excluded
@@ -256,7 +297,7 @@ def test_condorcet_c_lc_and_delta_tables():
 # facts of the data files (fixed properties of the MSLR matrices)
 # --------------------------------------------------------------------------------------------
 def test_facts_of_the_mslr_matrices(informational):
-    facts = z.fact_measurements()
+    facts = zc.fact_measurements()
     assert facts["facts:informational_has_no_cw"].value is True
     assert facts["facts:navigational_and_perfect_have_cw"].value is True
     assert facts["facts:full_delta_ratio"].value == 1419
@@ -264,7 +305,7 @@ def test_facts_of_the_mslr_matrices(informational):
 
 def test_delta_star_pairs_is_at_least_delta(informational):
     P = informational.submatrix(list(range(12)))
-    ds = z.delta_star_pairs(P)
+    ds = zc.delta_star_pairs(P)
     gaps = np.abs(P.values - 0.5)
     assert np.all(ds >= gaps)
 
@@ -303,8 +344,10 @@ def test_outputs_and_shards_follow_the_fidelity(config):
     paper = z.outputs(config, "paper")
     assert paper["checks_csv"] == "figures/zoghi2015/checks.csv"
     assert z.outputs(config, "smoke")["table1_md"] == "results/smoke/figures/zoghi2015/table1_overlap.md"
-    shards = z.appendix_c_shards(config, "paper")
+    shards = z.appendix_c_samples(config, "paper")
     assert len(shards) == 3 * 136 * 10000 // 20000
+    assert {sh.family for sh in shards} == {"mslr_informational", "mslr_navigational", "mslr_perfect"}
+    assert all(sh.path.startswith("results/paper/samples/zoghi2015/") for sh in shards)
     regret = z.regret_shards(config, "paper")
     savage = [s for s in regret["figure1"] if s.algorithm == "copeland_savage"]
     assert sorted({s.horizon for s in savage}) == [10**7, 2 * 10**7]  # the T/2 comparison job
@@ -318,11 +361,11 @@ def test_pooled_statistics_are_inconclusive_without_every_k(tmp_path, config):
     rec = _records([COPELAND_NOT_BORDA, C3], ks=[1, 136])
     out = {k: str(tmp_path / f"{k}.csv") for k in ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")}
     rec.click_model = z.MAIN_CLICK_MODEL
-    ac.condorcet_table({z.MAIN_CLICK_MODEL: rec}).to_csv(out["condorcet_csv"], index=False)
-    ac.table1_long(rec).to_csv(out["table1_long_csv"], index=False)
-    ac.c_lc_distribution({z.MAIN_CLICK_MODEL: rec}).to_csv(out["c_lc_csv"], index=False)
-    ac.delta_ratio_table(rec).to_csv(out["delta_ratio_csv"], index=False)
-    m = z.appendix_c_measurements(out, s)
+    act.condorcet_table({z.MAIN_CLICK_MODEL: rec}).to_csv(out["condorcet_csv"], index=False)
+    act.table1_long(rec).to_csv(out["table1_long_csv"], index=False)
+    act.c_lc_distribution({z.MAIN_CLICK_MODEL: rec}).to_csv(out["c_lc_csv"], index=False)
+    act.delta_ratio_table(rec).to_csv(out["delta_ratio_csv"], index=False)
+    m = zc.appendix_c_measurements(out, s)
     for stat in ("table1:copeland:borda", "table1:copeland_in_vn_support", "fig4:decreases_rapidly",
                  "fig5:c_and_lc_small", "fig6:mean_over_k"):
         assert m[stat].value is None and "needs every K" in m[stat].evidence, stat
@@ -341,3 +384,88 @@ def test_every_registry_statistic_is_documented_and_computed(config):
         head = stat.split(":")[0]
         documented = stat in doc or any(f"``{head}:" in line for line in doc.splitlines())
         assert documented, stat
+
+
+# --------------------------------------------------------------------------------------------
+# the plan (experiment contract)
+# --------------------------------------------------------------------------------------------
+def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(config):
+    import dataclasses
+
+    for fid in ("paper", "quick", "smoke"):
+        p = contract.plan(dict(config, fidelity=fid), "zoghi2015")
+        out = z.outputs(config, fid)
+        assert p.kinds == ("copeland_zoghi", "copeland")
+        assert [s.name for s in p.steps] == ["appendix_c_tables", "appendix_c_figures", "regret_aggregate",
+                                             "regret_figures", "checks"]
+        assert sorted(p.outputs()) == sorted(out.values())  # each output written by exactly one step
+        shown = {path for item in p.items for path in item.outputs}
+        assert shown == set(out.values()), sorted(set(out.values()) - shown)
+        assert {i.id for i in p.items} >= {"figure1", "figure2", "figure3", "sensitivity", "figure4", "table1",
+                                           "figure5", "figure6", "checks"}
+        for item in p.items:
+            assert item.caption and item.title, item.id
+            if item.kind == "figure":
+                assert item.outputs[0].endswith(".png"), item.id
+        # Appendix C: one family per click model, reading that model's matrix
+        tables = p.step("appendix_c_tables")
+        assert tables.families == tuple(z.settings(config, fid)["appendix_c"]["click_models"])
+        assert {(sh.family, sh.datasets) for sh in p.samples} == {(m, (m,)) for m in tables.families}
+        assert {s.name for s in p.steps if s.shards} == {"regret_aggregate", "checks"}
+        assert p.shards == z.shard_specs(config, fid)
+    captions = {i.id: i.caption for i in contract.plan(config, "zoghi2015").items}
+    assert "T = 2e+07" in captions["figure1"] and "50 runs" in captions["figure1"]
+    assert "10000 uniform K-subsets per K, K = 1..136" in captions["figure4"]
+    assert "calibrated" in captions["table1"] and "RW-C" in captions["table1"] and "(Z6)" in captions["table1"]
+    assert "C = K" in captions["figure6"] and "Z7" in captions["figure6"]
+    # a step reading an undeclared family is refused
+    p = contract.plan(config, "zoghi2015")
+    p.steps[0] = dataclasses.replace(p.steps[0], samples=("mslr_informational", "mslr_other"))
+    with pytest.raises(ConfigError, match="mslr_other"):
+        p.check()
+
+
+def test_timing_tables_mark_archived_shards_as_untimed(config, tmp_path, monkeypatch):
+    """Shards read from the results archive (no sidecar) give NaN timings with source
+    ``archive``; computed shards are timed from their sidecars."""
+    import json
+
+    from duelbench.experiments.zoghi2015 import timing
+
+    class Sources:
+        def __init__(self, archived):
+            self.archived = archived
+
+        def status(self, shard):
+            return "valid" if shard.path in self.archived else "missing"
+
+    cfg = dict(config, results=str(tmp_path))
+    by_item = z.regret_shards(cfg, "smoke")
+    first = {item: specs[0] for item, specs in by_item.items()}
+    archived = {sp.path for specs in by_item.values() for sp in specs} - {sp.path for sp in first.values()}
+    for sp in first.values():
+        Path(sp.path).parent.mkdir(parents=True, exist_ok=True)
+        Path(sp.path + ".json").write_text(json.dumps({
+            "content": {"extra": {"steps": 1000}}, "run": {"wall_time_s": 0.5, "cpu_time_s": 0.25,
+                                                           "info": {"steps_per_second": 2000.0}}}))
+    import duelbench.engine.shard_sources as shard_sources
+    import duelbench.experiments.samples as samples
+
+    monkeypatch.setattr(shard_sources, "sources_for", lambda kinds: Sources(archived))
+    thr, sidecars = timing.throughput_table(by_item)
+    assert sorted(sidecars) == sorted(sp.path + ".json" for sp in first.values())
+    computed = thr[thr["source"] != "archive"]
+    assert len(computed) == len(first) and (computed["steps_per_second"] > 0).all()
+    untimed = thr[thr["source"] == "archive"]
+    assert len(untimed) and untimed["steps_per_second"].isna().all() and untimed["wall_s"].isna().all()
+    assert (untimed["steps"] > 0).all()
+    shards = z.appendix_c_samples(cfg, "smoke")
+    monkeypatch.setattr(samples, "sources", lambda: Sources({shards[0].path}))
+    for sh in shards[1:]:
+        Path(sh.path).parent.mkdir(parents=True, exist_ok=True)
+        Path(sh.path + ".json").write_text(json.dumps({"run": {"wall_time_s": 1.8, "cpu_time_s": 0.9}}))
+    cost = timing.cost_table(shards)
+    assert list(cost.columns) == timing.COST_COLUMNS
+    assert cost["source"].tolist() == ["archive"] + ["computed"] * (len(shards) - 1)
+    assert np.isnan(cost["cpu_seconds_per_sample"].iloc[0])
+    assert cost["cpu_seconds_per_sample"].iloc[1] == pytest.approx(0.9 / (shards[1].b - shards[1].a))

@@ -27,11 +27,11 @@ def step_shards(plan):
     return inputs
 
 
-def step_samples(plan, family):
+def step_samples(plan, families):
     """Input function: each sample shard's archive entry when valid, else its results file."""
 
     def inputs(wildcards):
-        return [sample_source(shard) for shard in plan.sample_family(family)]
+        return [sample_source(shard) for family in families for shard in plan.sample_family(family)]
 
     return inputs
 
@@ -54,8 +54,8 @@ def step_inputs(plan, step):
     named = dict(step.inputs)
     if step.shards:
         named["shards"] = step_shards(plan)
-    if step.samples is not None:
-        named["samples"] = step_samples(plan, step.samples)
+    if step.families:
+        named["samples"] = step_samples(plan, step.families)
     return named
 
 

@@ -96,8 +96,9 @@ class Step:
         Files the step reads besides shards (data, registries, other steps' outputs).
     shards : bool
         Whether the step reads the plan's simulation shards (input ``shards``).
-    samples : str or None
-        Family of sample shards the step reads (input ``samples``), see :class:`SampleShard`.
+    samples : str, tuple of str or None
+        Family (or families) of sample shards the step reads (input ``samples``, in family
+        order), see :class:`SampleShard`.
     settings : mapping
         The settings its outputs depend on (a rule parameter: a change reruns the step).
     message : str
@@ -109,9 +110,16 @@ class Step:
     outputs: Mapping[str, str]
     inputs: Mapping[str, Any] = field(default_factory=dict)
     shards: bool = False
-    samples: str | None = None
+    samples: str | tuple[str, ...] | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     message: str = ""
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        """The sample families the step reads (``samples`` as a tuple)."""
+        if self.samples is None:
+            return ()
+        return (self.samples,) if isinstance(self.samples, str) else tuple(self.samples)
 
 
 @dataclass(frozen=True)
@@ -184,9 +192,10 @@ class Plan:
         families = {s.family for s in self.samples}
         for s in self.steps:
             resolve(self.name, s.function)
-            if s.samples is not None and s.samples not in families:
-                raise ConfigError(f"{self.name}: step {s.name} reads sample family {s.samples!r}, "
-                                  f"not declared (families: {sorted(families)})")
+            for family in s.families:
+                if family not in families:
+                    raise ConfigError(f"{self.name}: step {s.name} reads sample family {family!r}, "
+                                      f"not declared (families: {sorted(families)})")
 
 
 def package(name: str):

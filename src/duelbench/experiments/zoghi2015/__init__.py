@@ -1,0 +1,434 @@
+"""Zoghi, Karnin, Whiteson & de Rijke, "Copeland Dueling Bandits" (NIPS 2015; arXiv full version).
+
+Paper text ``shared/papers/001_46dfb6e9ef9a8784.txt`` (``Lnnn`` = its line numbers). Readings of
+its ambiguities are Z1-Z7 of ``data/published/zoghi2015.yaml`` (declared before any run); the
+settings are section ``zoghi2015`` of ``config/config.yaml`` (schema
+``workflow/schemas/zoghi2015.schema.yaml``).
+
+Reproduced
+----------
+* Regret figures (:mod:`.regret`): Figure 1 (5-armed MSLR problem without a Condorcet winner;
+  CCB, SCB, Copeland SAVAGE, RUCB), Figure 2 (500-armed synthetic problem; CCB, SCB, RUCB),
+  Figure 3 (Condorcet example; CCB, RUCB) and a labelled gap-sensitivity variant of Figure 2.
+  Regret is Definition 1 (kind ``copeland_zoghi``).
+* Appendix C (:mod:`.appendix_c`: samples and per-sample statistics; :mod:`.appendix_c_tables`,
+  :mod:`.appendix_c_figures`): Figure 4 (probability of a Condorcet winner in random K-subsets,
+  three click models), Table 1 (overlap of winner notions), Figure 5 (C and L_C), Figure 6
+  (Delta^2 / Delta_min^2).
+* ``checks.csv`` (:mod:`.checks`): every check of the registry, evaluated at the active fidelity.
+* Timing tables (:mod:`.timing`; host dependent, not results): ``throughput.csv`` and
+  ``appendix_c_cost.csv``.
+
+The experiment is a package on the experiment contract (:mod:`duelbench.experiments.contract`):
+:func:`plan` declares the simulation shards, one sample family per click model (Appendix C),
+five steps (``appendix_c_tables``, ``appendix_c_figures``, ``regret_aggregate``,
+``regret_figures``, ``checks``) and the paper's items with their captions.
+
+Outputs (:data:`OUTPUT_FILES`, :func:`outputs`) go under ``figures_dir(config, "zoghi2015")``,
+each with a ``.json`` provenance sidecar.
+
+Statistics (the ``statistic`` names of the registry)
+----------------------------------------------------
+A statistic the active fidelity cannot produce (e.g. a pooled Table-1 cell when not every K
+was sampled, an ordering test with too few runs) is reported ``inconclusive`` with the reason.
+"The samples" are the Appendix-C samples of the informational click model unless said otherwise.
+
+``facts:informational_has_no_cw``
+    The full 136-arm informational matrix has no Condorcet winner
+    (:func:`duelbench.problems.winners.condorcet_winner` is None).
+``facts:navigational_and_perfect_have_cw``
+    The full navigational and perfect matrices both have a Condorcet winner.
+``facts:full_delta_ratio``
+    ``Delta^2 / Delta_min^2`` of the full informational matrix (Delta: Definition 3.6, L175;
+    Delta_min: Definition 3.2, L159; both from :func:`duelbench.bounds.ccb.ccb_quantities`),
+    rounded to an integer; the unrounded value is in the evidence.
+``fig4:endpoints``
+    ``P_1 = 1`` and ``P_136 = 0`` (``P_K``: fraction of the samples of size K with a Condorcet
+    winner). Needs K = 1 and K = 136 to be sampled.
+``fig4:decreases_rapidly``
+    Spearman's rank correlation of (K, P_K) over K = 1..136 is below -0.95, and ``P_K < 0.5``
+    for every K >= 100. Needs every K.
+``table1:<a>:<b>`` (``a``, ``b`` in copeland, von_neumann, borda, random_walk)
+    Percentage of samples whose winner sets of notions a and b intersect, pooled with equal
+    weight over K = 1..136 (Z6): ``100 x mean_K p_K``; s.e. ``100 x sqrt(sum_K p_K (1 - p_K) /
+    n_K) / 136``. Main reading: von Neumann = union support (tolerance ``support_tol``), random
+    walk = chain ``random_walk_main`` (RW-C). Needs every K.
+``table1:copeland_in_vn_support``
+    Likewise, the percentage of samples in which every Copeland winner is in the von Neumann
+    support.
+``table1:ordering_as_stated``
+    The Copeland/von Neumann and Borda/random-walk overlaps both exceed each of the four cross
+    overlaps (Copeland/Borda, Copeland/random walk, von Neumann/Borda, von Neumann/random walk),
+    on the point estimates.
+``fig5:c_and_lc_small``
+    For every K in 20..136, the 99th percentile of C and that of L_C over the samples of size K
+    are at most K/5. Percentile: the smallest sampled value v such that at least 99% of the
+    samples are <= v (inverted empirical CDF). Needs every K >= 20.
+``fig6:mean_over_k``
+    The mean over K = 2..136 of the per-K mean of ``Delta^2 / Delta_min^2`` (samples with C = K
+    excluded, Z7). Needs every K.
+``fig6:mean_at_135``
+    The mean ratio at K = 135.
+``order:<dataset>:<A>:<B>``
+    Per-run cumulative regret (Definition 1) at the horizon T of the item that shows
+    ``dataset``, of algorithms A and B: the samples ``a`` and ``b`` of the one-sided Welch test;
+    the value is mean A / mean B.
+``growth:mslr5_noncondorcet:rucb``
+    ``[R(T) - R(T/2)] / R(T/2)`` for RUCB's mean regret curve R on Figure 1's problem (1 for
+    linear growth, about 0.04 for logarithmic growth at T = 2x10^7).
+``savage:mslr5_noncondorcet:r2e7_lt_r1e7``
+    Mean regret of the SAVAGE job at horizon 2x10^7 is below that of the independent job at
+    10^7. Only at horizon T = 2x10^7 (paper fidelity); otherwise inconclusive, with the same
+    comparison of T and T/2 in the evidence.
+``transition:zoghi_copeland500:<alg>``
+    Mean per-step regret over the last decade [T/10, T] is below 1% of the mean per-step regret
+    over the first decade after 10^3, [a, b] with a and b the checkpoints nearest (in log
+    scale) to 10^3 and 10^4, both from the mean regret curve. Needs T >= 10^5.
+``theory:synth500_structure``
+    The matrix ``zoghi_copeland500`` has exactly 3 Copeland winners, each with Copeland score
+    498, in a cycle (each beats exactly one other winner), and the scores of the other 497 arms
+    range from 0 to 496 (minimum 0, maximum 496; whether they are distinct is in the evidence).
+``theory:mslr5_noncondorcet_structure``
+    ``mslr5_noncondorcet`` has C = 3 and L_C = 1 (bounds.ccb) and no Condorcet winner.
+``theory:delta_star_ge_delta``
+    ``Delta*_ij >= Delta_ij`` for all i != j on the matrices of Figures 1-3, where ``Delta*_ij =
+    Delta*_i + Delta_ij`` if ``p_ij >= 1/2`` and ``max(Delta*_i, Delta_ij)`` otherwise
+    (Definition 3.5, L171), composed from bounds.ccb's ``Delta*_i`` and ``Delta_ij``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+
+from .. import (
+    ConfigError,
+    ShardSpec,
+    algorithm_entries,
+    check_datasets,
+    dataset_inputs,
+    experiment_settings,
+    figures_dir,
+    plan_shards,
+    results_root,
+)
+from ..contract import Item, Plan, SampleShard, Step
+from .appendix_c import CLICK_MODELS, N_ARMS, AppendixCError, family_job, resolve_k_values
+
+NAME = "zoghi2015"
+#: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
+#: click models whose every per-sample quantity is computed.
+APPENDIX_C_DEFAULTS = {"winner_statistics": ("mslr_informational",), "random_walk_main": "C",
+                       "von_neumann_support": "union", "support_tol": 1e-9, "pooling": "equal_weight_over_k",
+                       "k_values": "all"}
+#: The click model of Table 1 and Figures 5-6.
+MAIN_CLICK_MODEL = "mslr_informational"
+#: Matrices of Figures 1-3 (theory check ``delta_star_ge_delta``).
+FIGURE_MATRICES = ("mslr5_noncondorcet", "zoghi_copeland500", "mslr5_condorcet")
+#: The horizon-mode baseline of Figure 1 (statistic ``savage:*``).
+SAVAGE = "copeland_savage"
+#: Regret items (config keys of section ``zoghi2015``), in output order.
+REGRET_ITEMS = ("figure1", "figure2", "figure3", "sensitivity")
+#: Titles of the regret items.
+ITEM_TITLES = {
+    "figure1": "Figure 1: 5-armed MSLR problem without a Condorcet winner",
+    "figure2": "Figure 2: 500-armed synthetic Copeland problem",
+    "figure3": "Figure 3: 5-armed Condorcet example",
+    "sensitivity": "Gap sensitivity of Figure 2 (labelled variant: all gaps 0.2 / 0.4)",
+}
+#: Regret definitions written to regret.csv (the first is plotted); the kinds the results
+#: archive keeps for this experiment's shards.
+KINDS = ("copeland_zoghi", "copeland")
+
+
+# --------------------------------------------------------------------------------------------
+# settings and outputs
+# --------------------------------------------------------------------------------------------
+def settings(config: Mapping, fidelity: str | None = None) -> dict:
+    """The effective section (fidelity overrides applied, defaults filled in) + ``fidelity``."""
+    s = json.loads(json.dumps(experiment_settings(config, NAME, fidelity)))
+    s["fidelity"] = config.get("fidelity", "paper") if fidelity is None else fidelity
+    s.setdefault("kind", "copeland_zoghi")
+    a = s.setdefault("appendix_c", {})
+    for key, value in APPENDIX_C_DEFAULTS.items():  # the schema's defaults
+        a.setdefault(key, list(value) if isinstance(value, tuple) else value)
+    if s["kind"] != "copeland_zoghi":
+        raise ConfigError(f"zoghi2015.kind: only 'copeland_zoghi' (Definition 1, reading Z3) is supported, "
+                          f"got {s['kind']!r}")
+    if a["pooling"] != "equal_weight_over_k":
+        raise ConfigError(f"zoghi2015.appendix_c.pooling: only 'equal_weight_over_k' (Z6), got {a['pooling']!r}")
+    unknown = [m for m in a["click_models"] if m not in CLICK_MODELS]
+    if unknown:
+        raise ConfigError(f"zoghi2015.appendix_c.click_models: unknown {unknown}; known: {list(CLICK_MODELS)}")
+    missing = [m for m in a["winner_statistics"] if m not in a["click_models"]]
+    if missing:
+        raise ConfigError(f"zoghi2015.appendix_c.winner_statistics: {missing} not in click_models")
+    try:
+        a["k_values_resolved"] = list(resolve_k_values(a["k_values"]))
+    except AppendixCError as exc:
+        raise ConfigError(f"zoghi2015.{exc}") from None
+    return s
+
+
+def item_settings(s: Mapping, item: str) -> dict:
+    """One regret item's settings: ``datasets``, ``algorithms`` (entries), ``horizon``, ``runs``,
+    ``runs_per_shard`` (the item's or the section's)."""
+    d = dict(s[item])
+    datasets = list(d["datasets"]) if "datasets" in d else [d["dataset"]]
+    return {
+        "item": item,
+        "datasets": datasets,
+        "algorithms": algorithm_entries(d["algorithms"], where=f"zoghi2015.{item}.algorithms"),
+        "horizon": int(d["horizon"]),
+        "runs": int(d["runs"]),
+        "runs_per_shard": int(d.get("runs_per_shard", s["runs_per_shard"])),
+    }
+
+
+def check_settings(config: Mapping, fidelity: str | None = None) -> dict:
+    """:func:`settings` plus the checks a schema cannot make: known algorithms with valid
+    parameters and known datasets in every regret item. Raises :class:`ConfigError`."""
+    s = settings(config, fidelity)
+    for item in REGRET_ITEMS:
+        check_datasets(item_settings(s, item)["datasets"], where=f"zoghi2015.{item}.datasets")
+    check_datasets(s["appendix_c"]["click_models"], where="zoghi2015.appendix_c.click_models")
+    return s
+
+
+#: Output key -> file name (under the experiment's figures folder).
+OUTPUT_FILES = {
+    "condorcet_csv": "condorcet_probability.csv", "figure4_pdf": "figure4.pdf", "figure4_png": "figure4.png",
+    "table1_csv": "table1_overlap.csv", "table1_se_csv": "table1_overlap_se.csv",
+    "table1_long_csv": "table1_overlap_long.csv", "table1_md": "table1_overlap.md",
+    "c_lc_csv": "c_lc_distribution.csv", "figure5_pdf": "figure5.pdf", "figure5_png": "figure5.png",
+    "delta_ratio_csv": "delta_ratio.csv", "figure6_pdf": "figure6.pdf", "figure6_png": "figure6.png",
+    "appendix_c_cost_csv": "appendix_c_cost.csv",
+    "regret_csv": "regret.csv", "throughput_csv": "throughput.csv", "checks_csv": "checks.csv",
+    **{f"{item}_{ext}": f"{item}.{ext}" for item in REGRET_ITEMS for ext in ("pdf", "png")},
+}
+#: Outputs of the Appendix-C tables step and of the Appendix-C figures step.
+APPENDIX_C_TABLES = ("condorcet_csv", "table1_csv", "table1_se_csv", "table1_long_csv", "table1_md", "c_lc_csv",
+                     "delta_ratio_csv", "appendix_c_cost_csv")
+APPENDIX_C_FIGURES = ("figure4_pdf", "figure4_png", "figure5_pdf", "figure5_png", "figure6_pdf", "figure6_png")
+#: The Appendix-C tables the figures and the checks read.
+APPENDIX_C_DATA = ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")
+
+
+def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
+    """Final outputs by key (sidecars are ``<path>.json``)."""
+    d = figures_dir(config, NAME, fidelity)
+    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+
+
+def registry_path() -> str:
+    from duelbench.data.paths import project_root
+
+    return os.fspath(project_root() / "data" / "published" / f"{NAME}.yaml")
+
+
+# --------------------------------------------------------------------------------------------
+# shards and samples
+# --------------------------------------------------------------------------------------------
+def needs_horizon(algorithm: str) -> bool:
+    from duelbench.algorithms.registry import get_algorithm
+
+    return bool(get_algorithm(algorithm).needs_horizon)
+
+
+def half_horizon(T: int) -> int:
+    """The independent comparison horizon of horizon-mode algorithms: T // 2."""
+    return int(T) // 2
+
+
+def regret_shards(config: Mapping, fidelity: str | None = None) -> dict[str, list[ShardSpec]]:
+    """Regret item -> its simulation shards (plus the T/2 shards of horizon-mode algorithms, see
+    :mod:`.regret`)."""
+    s = settings(config, fidelity)
+    out = {}
+    for item in REGRET_ITEMS:
+        it = item_settings(s, item)
+        specs: list[ShardSpec] = []
+        for dataset in it["datasets"]:
+            for alg in it["algorithms"]:
+                horizons = [it["horizon"]]
+                if needs_horizon(alg.name) and half_horizon(it["horizon"]) >= 1:
+                    horizons.append(half_horizon(it["horizon"]))
+                for T in horizons:
+                    specs.extend(plan_shards(
+                        fidelity=s["fidelity"], dataset=dataset, algorithm=alg.name, params=alg.params, horizon=T,
+                        runs=it["runs"], runs_per_shard=it["runs_per_shard"], seed=int(s["seed"]),
+                        root=results_root(config)))
+        out[item] = specs
+    return out
+
+
+def shard_specs(config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
+    """Every simulation shard of the regret items (each path once)."""
+    seen, out = set(), []
+    for specs in regret_shards(config, fidelity).values():
+        for sp in specs:
+            if sp.path not in seen:
+                seen.add(sp.path)
+                out.append(sp)
+    return out
+
+
+def appendix_c_samples(config: Mapping, fidelity: str | None = None) -> list[SampleShard]:
+    """Every Appendix-C sample shard: one family per click model (named after it, reading its
+    matrix), the K-major enumeration cut into ``samples_per_shard`` chunks. Models in
+    ``winner_statistics`` get every per-sample quantity (mode ``full``), the others only the
+    Condorcet indicator (mode ``condorcet``)."""
+    from ..samples import plan_samples
+
+    s = settings(config, fidelity)
+    a = s["appendix_c"]
+    out = []
+    for model in a["click_models"]:
+        job = family_job(model, seed=a["seed"], k_values=a["k_values_resolved"], samples_per_k=a["samples_per_k"],
+                         support_tol=a["support_tol"],
+                         mode="full" if model in a["winner_statistics"] else "condorcet")
+        out += plan_samples(experiment=NAME, family=model, function="appendix_c:samples", job=job,
+                            n=len(job["k_values"]) * job["samples_per_k"], per_shard=int(a["samples_per_shard"]),
+                            fidelity=s["fidelity"], root=results_root(config), datasets=(model,))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the plan
+# --------------------------------------------------------------------------------------------
+def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
+    """The paper's figures and tables (and the suite's own tables), with their captions."""
+    a = s["appendix_c"]
+    ks = a["k_values_resolved"]
+    krange = "K = 1..136" if ks == list(range(1, N_ARMS + 1)) else f"K in {ks} only"
+    samples = f"{int(a['samples_per_k'])} uniform K-subsets per K, {krange} (fidelity {s['fidelity']})"
+
+    def regret(item: str) -> str:
+        it = item_settings(s, item)
+        algs = ", ".join(e.label or e.name for e in it["algorithms"])
+        return (f"Suite: {algs} on {', '.join(it['datasets'])}; mean cumulative regret (Definition 1, kind "
+                f"copeland_zoghi, Z3) ± 1 s.e. over {it['runs']} runs, T = {it['horizon']:g}, log x (fidelity "
+                f"{s['fidelity']}); horizons and runs are not printed in the paper (Z3).")
+
+    def fig(key: str, *data: str) -> tuple[str, ...]:
+        return (out[f"{key}_png"], out[f"{key}_pdf"], *(out[d] for d in data))
+
+    return [
+        Item("figure1", "figure", ITEM_TITLES["figure1"],
+             "Paper (Appendix A, L387-L392): regret of CCB, SCB, Copeland SAVAGE, PBR, RankEl and RUCB on a "
+             "5-armed ranker-evaluation problem without a Condorcet winner; CCB outperforms all, RUCB grows "
+             "linearly, and SAVAGE's points are independent runs per horizon (its regret at 2x10^7 is lower than "
+             "at 10^7). " + regret("figure1") + " The matrix is the full-precision 5-ranker submatrix of the "
+             "informational MSLR matrix (Z1). Algorithms that need the horizon (SAVAGE) run once per point of "
+             "a log grid of horizons and once more at T/2, drawn as markers (common random numbers, not "
+             "continuations). PBR and RankEl are not implemented. The y axis is clipped, and says so, when RUCB "
+             "ends above 3x every other curve (the paper truncates RUCB).",
+             fig("figure1", "regret_csv")),
+        Item("figure2", "figure", ITEM_TITLES["figure2"],
+             "Paper (L394-L401): CCB, SCB and RUCB on a 500-armed synthetic problem whose 3 Copeland winners "
+             "(score 498) form a cycle, the other arms scoring 0..496; SCB substantially outperforms CCB, with "
+             "sharp transitions. " + regret("figure2") + " The instance is the generator of "
+             "data/generated/zoghi2015.yaml (Z2): a transitive order below the cycle, every gap 0.1 (the paper "
+             "prints no magnitudes).",
+             fig("figure2", "regret_csv")),
+        Item("figure3", "figure", ITEM_TITLES["figure3"],
+             "Paper (L403-L406): CCB and RUCB on a 5-armed example with a Condorcet winner; CCB enjoys a slight "
+             "advantage. " + regret("figure3") + " The matrix is a full-precision 5-ranker submatrix of the "
+             "informational MSLR matrix with a Condorcet winner (Z1).",
+             fig("figure3", "regret_csv")),
+        Item("sensitivity", "figure", ITEM_TITLES["sensitivity"],
+             "Not a paper figure: a labelled variant of Figure 2 with the 500-arm generator's gaps all 0.2 and "
+             "all 0.4, showing that the gap magnitudes (not printed in the paper) decide whether the sharp "
+             "transitions appear by T. " + regret("sensitivity"),
+             fig("sensitivity", "regret_csv")),
+        Item("figure4", "figure", "Figure 4: probability of a Condorcet winner in random K-subsets",
+             "Paper (Appendix C.1, L422-L429): the probability P_K that K of the 136 feature rankers, chosen at "
+             "random, have a Condorcet winner, from 10,000 subsets per K; it decreases rapidly in K. Suite: "
+             f"{samples} of the click models {', '.join(a['click_models'])}; P_K ± binomial s.e. A sample is "
+             "the sorted uniform K-subset drawn without replacement from a stream that depends only on (seed, "
+             "click model, K, index) (Z5); the same samples serve Table 1 and Figures 5-6.",
+             fig("figure4", "condorcet_csv")),
+        Item("table1", "table", "Table 1: overlap of winner notions",
+             "Paper (Appendix C.2, L433-L442): the percentage of sampled matrices whose Copeland, von Neumann, "
+             "Borda and random-walk winner sets overlap, and 94.2% with every Copeland winner in the von Neumann "
+             f"support. Suite: the {MAIN_CLICK_MODEL} samples ({samples}), pooled with equal weight over K (Z6), "
+             "± the s.e. of the mean of independent per-K proportions. Readings (Z6): Copeland = most wins; "
+             "Borda = largest sum of p_ij; von Neumann = the "
+             f"{a['von_neumann_support']} support (tolerance {float(a['support_tol']):g}; the LPs are solved on "
+             "the top cycle, which is exact); random walk = the stationary distribution's argmax of chain "
+             f"RW-{a['random_walk_main']}. That chain was chosen with knowledge of the table, so the random-walk "
+             "cells are marked calibrated: reported, not claimed as replicated. The other chains and the other "
+             "support are labelled variants (table1_overlap_long.csv, table1_overlap.md), and the Markdown "
+             "prints the published value beside each cell.",
+             (out["table1_md"], out["table1_csv"], out["table1_se_csv"], out["table1_long_csv"])),
+        Item("figure5", "figure", "Figure 5: C and L_C of the random K-subsets",
+             "Paper (Appendix C.3, L444-L450): how often each number of Copeland winners C and each number of "
+             "losses L_C of a Copeland winner occurs per K (circle area proportional to the percentage of the "
+             f"samples of size K). Suite: the {MAIN_CLICK_MODEL} samples ({samples}); C and L_C from "
+             "bounds.ccb, the same bubble plots.",
+             fig("figure5", "c_lc_csv")),
+        Item("figure6", "figure", "Figure 6: Delta^2 / Delta_min^2 of the random K-subsets",
+             "Paper (Appendix C.4, L452-L457): the average over the sampled matrices of the ratio of the two "
+             "bounds, Delta (Definition 3.6) against Delta_min (Definition 3.2), per K. Suite: the mean and the "
+             f"median of Delta^2 / Delta_min^2 over the {MAIN_CLICK_MODEL} samples ({samples}) with C < K, "
+             "excluding C = K where Delta is undefined (Z7), K >= 2, log y; the dotted line is the value at "
+             "K = 136 (the full matrix) when sampled.",
+             fig("figure6", "delta_ratio_csv")),
+        Item("checks", "checks", "Checks of the paper's claims",
+             f"Every check of data/published/zoghi2015.yaml evaluated at fidelity {s['fidelity']}: pass, fail or "
+             "inconclusive, with the value, tolerance, test and evidence (statistics defined in the "
+             "duelbench.experiments.zoghi2015 docstring). A statistic the fidelity cannot produce is "
+             "inconclusive with the reason: pooled Table-1 cells, Figure 4's trend and the Figure 5-6 summaries "
+             "need every K; the ordering tests need enough runs; the sharp-transition statistic needs "
+             "T >= 10^5; the SAVAGE non-monotonicity needs T = 2x10^7.",
+             (out["checks_csv"],)),
+        Item("throughput", "table", "Simulation throughput (host dependent)",
+             "Not a paper item: steps per second (wall and CPU) of every simulation job, from the shard "
+             "sidecars. A measurement of this host, not a result; shards read from the results archive carry "
+             "no timing (NaN, source archive).",
+             (out["throughput_csv"],)),
+        Item("appendix_c_cost", "table", "Appendix C cost per sample (host dependent)",
+             "Not a paper item: wall and CPU seconds per sample of every Appendix-C sample shard, from the "
+             "shard sidecars. A measurement of this host, not a result; shards read from the results archive "
+             "carry no timing (NaN, source archive).",
+             (out["appendix_c_cost_csv"],)),
+    ]
+
+
+def plan(config: Mapping, fidelity: str | None = None) -> Plan:
+    """Shards of the regret items, one sample family per click model, five steps, the items."""
+    s = check_settings(config, fidelity)
+    out = outputs(config, fidelity)
+    models = tuple(s["appendix_c"]["click_models"])
+    data = str(config.get("data", "data")).rstrip("/")
+    matrices = sorted({f for m in CLICK_MODELS for f in dataset_inputs(m, data)})
+    registry = registry_path()
+    generated = os.path.join(os.path.dirname(os.path.dirname(registry)), "generated", f"{NAME}.yaml")
+
+    def named(keys):
+        return {k: out[k] for k in keys}
+
+    return Plan(
+        name=NAME, settings=s, shards=shard_specs(config, fidelity), kinds=KINDS,
+        samples=appendix_c_samples(config, fidelity),
+        steps=[
+            Step("appendix_c_tables", "appendix_c_tables:write_tables", named(APPENDIX_C_TABLES),
+                 inputs={"registry": registry}, samples=models, settings=s,
+                 message="Zoghi 2015 Appendix C: Figure 4, Table 1, Figure 5, Figure 6 tables"),
+            Step("appendix_c_figures", "appendix_c_figures:write_figures", named(APPENDIX_C_FIGURES),
+                 inputs=named(APPENDIX_C_DATA), settings=s,
+                 message="Zoghi 2015 Appendix C: Figures 4, 5 and 6"),
+            Step("regret_aggregate", "regret:aggregate", named(("regret_csv", "throughput_csv")), shards=True,
+                 settings=s, message="Zoghi 2015: aggregating the regret shards"),
+            Step("regret_figures", "regret:figures",
+                 named(f"{item}_{ext}" for item in REGRET_ITEMS for ext in ("pdf", "png")),
+                 inputs={"regret_csv": out["regret_csv"]}, settings=s,
+                 message="Zoghi 2015: Figures 1-3 and the gap sensitivity"),
+            Step("checks", "checks:write_checks", named(("checks_csv",)), shards=True,
+                 inputs={**named(APPENDIX_C_DATA), "matrices": matrices, "registry": registry,
+                         "generated": generated},
+                 settings=s, message=f"Zoghi 2015: evaluating data/published/zoghi2015.yaml at fidelity {s['fidelity']}"),
+        ],
+        items=items(s, out),
+    )
