@@ -225,37 +225,26 @@ def curves(s: Mapping, *, variants: bool = True) -> list[Curve]:
     return out
 
 
-def unique(items) -> list:
-    """``items`` without repeats, in first-seen order."""
-    out = []
-    for x in items:
-        if x not in out:
-            out.append(x)
-    return out
-
-
 def panels(s: Mapping) -> list[str]:
     """The Figure-1 then Figure-2 datasets (each once)."""
-    return unique(list(s["figure1"]) + list(s["figure2"]))
+    return list(dict.fromkeys([*s["figure1"], *s["figure2"]]))
 
 
 def bound_datasets(s: Mapping) -> list[str]:
     """Rows of ``bound_constants.csv``: ``bounds.matrices``, the panels, the robustness datasets."""
-    return unique(list(s["bounds"]["matrices"]) + panels(s) + list(s["robustness"]["datasets"]))
+    return list(dict.fromkeys([*s["bounds"]["matrices"], *panels(s), *s["robustness"]["datasets"]]))
 
 
-def registry_path() -> Path:
-    """``data/published/komiyama2016.yaml`` of the checkout."""
+def registry_path(folder: str = "published") -> Path:
+    """``data/published/komiyama2016.yaml`` of the checkout (the published-number registry)."""
     from duelbench.data.paths import project_root
 
-    return project_root() / "data" / "published" / f"{NAME}.yaml"
+    return project_root() / "data" / folder / f"{NAME}.yaml"
 
 
 def recipes_path() -> Path:
-    """``data/sampled/komiyama2016.yaml`` of the checkout."""
-    from duelbench.data.paths import project_root
-
-    return project_root() / "data" / "sampled" / f"{NAME}.yaml"
+    """``data/sampled/komiyama2016.yaml`` of the checkout (the recipes of the sampled panels)."""
+    return registry_path("sampled")
 
 
 # The settings each group of outputs depends on (a step parameter: a change reruns the step).
@@ -381,8 +370,8 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
 def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
     """The paper's tables and figures as rebuilt here: what the paper shows, what runs, the readings."""
     t1, r = s["table1"], s["robustness"]
-    runs = f"{int(s['runs'])} runs of T = {int(s['horizon'])} per curve (fidelity {s['fidelity']}; R1: T is not printed, " \
-           "the paper averages 100 runs)"
+    runs = (f"{int(s['runs'])} runs of T = {int(s['horizon'])} per curve (fidelity {s['fidelity']}; R1: T is not "
+            "printed, the paper averages 100 runs)")
     algs = ", ".join(c.label for c in curves(s))
     figure = ("Regret-round semilog plots (mean cumulative Copeland regret ± 1 s.e., r_ij = (L_i + L_j - 2 L_1) / "
               f"(2 (K - 1)), L71, R5) of {algs} (variants dashed; ECW-RMED alpha = 3.0, beta = 0.01, R6), with "

@@ -133,7 +133,8 @@ def write_bounds(ctx: StepContext) -> None:
         write_rows(out.bounds, bound_columns(), rows)
         write_rows(out.winners, WINNER_COLUMNS, wrows)
         write_rows(out.datasets, DATASET_COLUMNS, drows)
-    inputs = sorted({display(p) for n in names for p in data_registry.required_files(n)} | {display(recipes_path())})
+    recipes = display(recipes_path())
+    inputs = sorted({display(p) for n in names for p in data_registry.required_files(n)} | {recipes})
     for path in (out.bounds, out.winners, out.datasets):
-        write_sidecar(path, inputs=inputs, config=bounds_settings(s), seeds={"sampled_recipes": display(recipes_path())},
+        write_sidecar(path, inputs=inputs, config=bounds_settings(s), seeds={"sampled_recipes": recipes},
                       extra={"experiment": NAME, "rows": len(names), "code_hash": code_hash(NAME)}, **t.as_kwargs())

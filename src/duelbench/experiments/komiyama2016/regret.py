@@ -135,11 +135,11 @@ def figure(ctx: StepContext) -> None:
     out_paths = [ctx.output.pdf, ctx.output.png]
     with log_to(ctx.log), Timer() as t:
         dsinfo = {r["dataset"]: r for r in read_rows(i.datasets)}
+        bounds = {r["matrix"]: r for r in read_rows(i.bounds)}
         footer = (f"Komiyama et al. (2016) {which.replace('figure', 'Figure ')}: mean cumulative Copeland regret "
                   f"± 1 s.e. over {int(s['runs'])} runs, T = {int(s['horizon'])}, fidelity {s['fidelity']}; "
                   "LB, ECWB: Theorems 2 and 4")
-        fig = draw_panels(read_regret(i.regret), list(s[which]), curves(s), {r["matrix"]: r for r in read_rows(i.bounds)},
-                          dsinfo, int(s["horizon"]), footer)
+        fig = draw_panels(read_regret(i.regret), list(s[which]), curves(s), bounds, dsinfo, int(s["horizon"]), footer)
         save_figure(fig, out_paths)
     for p in out_paths:
         write_sidecar(p, inputs=[i.regret, i.bounds, i.datasets], config=curve_settings(s),

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import log_to
 from ..contract import StepContext
-from . import NAME, curve_settings, curves, panels, unique
+from . import NAME, curve_settings, curves, panels
 from .checks import BEST_OTHER, Missing, final_samples, order_measurement
 from .tables import Tables, display, write_rows
 
@@ -100,10 +100,10 @@ def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
     if not rows:
         lines.append("No robustness dataset shares a recipe with a panel named by an ordering claim.")
     for panel, prow in by_panel.items():
-        dsets = unique(x["dataset"] for x in prow)
+        dsets = list(dict.fromkeys(x["dataset"] for x in prow))
         lines += [f"## {panel}", "", "| claim | A vs B | " + " | ".join(dsets) + " | pass / fail / ? |",
                   "|---|---|" + "---|" * len(dsets) + "---|"]
-        for cid in unique(x["claim_id"] for x in prow):
+        for cid in list(dict.fromkeys(x["claim_id"] for x in prow)):
             cr = [x for x in prow if x["claim_id"] == cid]
             first = cr[0]
             rel = {"less_mean_welch": "<", "not_less_mean_welch": "not <", "ratio_less_welch": "< c·"}[first["test"]]
