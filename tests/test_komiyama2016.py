@@ -1,4 +1,4 @@
-"""Komiyama et al. (2016) experiment: configuration, bound tables, Table-1 sampling, statistics.
+"""Komiyama et al. (2016) experiment: configuration, plan, bound tables, Table-1 sampling, statistics.
 
 The statistics are computed on synthetic tables (no simulation): each check must pass, fail or
 be inconclusive where it should. The end-to-end smoke build is in test_komiyama2016_workflow.py.
@@ -6,6 +6,7 @@ be inconclusive where it should. The end-to-end smoke build is in test_komiyama2
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -14,9 +15,14 @@ import pandas as pd
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError, effective_config
+from duelbench.experiments import ConfigError, contract, effective_config
 from duelbench.experiments import komiyama2016 as kom
-from duelbench.experiments import komiyama2016_checks as kc
+from duelbench.experiments.komiyama2016 import bounds as kb
+from duelbench.experiments.komiyama2016 import checks as kc
+from duelbench.experiments.komiyama2016 import robustness as kr
+from duelbench.experiments.komiyama2016 import sampling
+from duelbench.experiments.komiyama2016 import table1 as kt
+from duelbench.experiments.komiyama2016.tables import Tables, read_rows
 from duelbench.report.checks import load_registry
 
 PRINTED = ["cyclic", "sushi", "gap", "multisol", "arxiv", "mslr5_condorcet_printed", "mslr5_noncondorcet_printed"]
@@ -52,7 +58,7 @@ def test_settings_of_every_fidelity(base_config):
         assert [c.label for c in kom.curves(s) if c.variant] == ["ECW-RMED (beta = 0)"]
     paper = kom.settings(base_config, "paper")
     assert kom.panels(paper)[:3] == ["kom_mslr16_condorcet", "kom_mslr16_noncondorcet", "kom_mslr64_noncondorcet"]
-    assert len(kom.table1_shards(paper)) == 10
+    assert len(kom.table1_samples(paper)) == 10
 
 
 @pytest.mark.parametrize("key, value, message", [
@@ -102,6 +108,23 @@ def test_outputs_are_under_the_fidelity_figures_dir(base_config):
     assert all(p.startswith("results/quick/figures/komiyama2016/") for p in out.values())
 
 
+def test_plan_declares_steps_items_and_samples(base_config):
+    p = contract.plan(effective_config(base_config, "quick"), kom.NAME)
+    assert [s.name for s in p.steps] == ["bounds", "table1", "aggregate", "figure1", "figure2", "robustness", "checks"]
+    assert sorted(p.outputs()) == sorted(kom.outputs(base_config, "quick").values())
+    assert {path for item in p.items for path in item.outputs} == set(p.outputs())  # every output is shown
+    assert {i.id for i in p.items} >= {"table1", "figure1", "figure2", "bounds", "robustness", "checks"}
+    assert all(i.caption for i in p.items)
+    assert p.kinds == ("copeland",)
+    assert len({sp.path for sp in p.shards}) == len(p.shards) == 10 * 7 + 3 * 6  # panels x curves + draws x algorithms
+    family = p.sample_family("table1")
+    assert [(sh.a, sh.b) for sh in family] == [(0, 1000), (1000, 2000)]
+    assert {sh.datasets for sh in family} == {("mslr_informational",)}  # the parent's sha256 keys the archive
+    assert p.step("table1").samples == "table1" and p.step("aggregate").shards
+    assert p.step("bounds").inputs["data"] == ["data/mslr/MSLR_Informational_PMat.npz"]
+    assert str(kom.registry_path()) in p.step("checks").inputs.values()
+
+
 # --------------------------------------------------------------------------------------------
 # bound constants
 # --------------------------------------------------------------------------------------------
@@ -112,10 +135,10 @@ def test_bound_tables_equal_a_direct_recomputation(base_config, tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     cfg = offline_config(base_config, bounds={"ccb_main_variant": "ccb_rhs_def36", "matrices": PRINTED})
     out = [str(tmp_path / n) for n in ("b.csv", "w.csv", "d.csv")]
-    kom.bounds_tables(cfg, *out)
-    rows = kom.read_rows(out[0])
+    contract.run_step(kom.NAME, "bounds", cfg, {}, dict(zip(("bounds", "winners", "datasets"), out)))
+    rows = read_rows(out[0])
     assert [r["matrix"] for r in rows] == PRINTED  # panels are printed matrices here
-    assert list(rows[0]) == kom.bound_columns()
+    assert list(rows[0]) == kb.bound_columns()
     for r in rows:
         direct = bound_constants_row(load_matrix(r["matrix"]), name=r["matrix"])
         assert list(direct) == list(r)
@@ -125,10 +148,10 @@ def test_bound_tables_equal_a_direct_recomputation(base_config, tmp_path, monkey
                 assert float(got) == v or (math.isnan(v) and math.isnan(float(got))), (r["matrix"], k)
             else:
                 assert got == str(v), (r["matrix"], k)
-    winners = kom.read_rows(out[1])
+    winners = read_rows(out[1])
     multisol = [w for w in winners if w["matrix"] == "multisol"]
     assert len(multisol) == 3 and len({w["lb_i1"] for w in multisol}) == 1
-    ds = {r["dataset"]: r for r in kom.read_rows(out[2])}
+    ds = {r["dataset"]: r for r in read_rows(out[2])}
     assert ds["sushi"]["has_condorcet_winner"] == "true" and ds["sushi"]["stated_condorcet"] == "true"
     assert ds["gap"]["has_condorcet_winner"] == "false" and ds["gap"]["used_in"] == "bounds;figure1"
     assert ds["mslr5_noncondorcet_printed"]["n_copeland_winners"] == "3"
@@ -142,40 +165,74 @@ def test_eq11_rhs_by_hand():
 
     P = load_matrix("cyclic")  # L = (0, 2, 2, 2), Delta = 0.1
     expected = 3 * (1 + 2 / 3) / kl_to_half(0.6)
-    assert kom.eq11_rhs(P, 0) == pytest.approx(expected, rel=1e-12)
-    assert kom.eq11_rhs(load_matrix("arxiv"), 0) == math.inf  # the printed tie gives Delta = 0
+    assert kb.eq11_rhs(P, 0) == pytest.approx(expected, rel=1e-12)
+    assert kb.eq11_rhs(load_matrix("arxiv"), 0) == math.inf  # the printed tie gives Delta = 0
 
 
 # --------------------------------------------------------------------------------------------
 # Table 1
 # --------------------------------------------------------------------------------------------
-def _table1(tmp_path, base_config, per, tag):
+def _table1_shards(tmp_path, base_config, per, tag):
+    """The Table-1 sample family computed shard by shard (as the sample_shard jobs do)."""
+    from duelbench.experiments.samples import run_sample_shard
+
     cfg = offline_config(base_config)
     cfg["komiyama2016"]["table1"]["samples_per_shard"] = per
-    s = kom.settings(cfg)
-    paths = []
-    for sh in kom.table1_shards(s):
-        out = tmp_path / tag / sh["path"]
-        kom.run_table1_shard(str(out), sh["job"])
-        paths.append(str(out))
-    return kom.load_table1_samples(paths, 10)
+    shards = []
+    for sh in kom.table1_samples(kom.settings(cfg)):
+        sh = dataclasses.replace(sh, path=str(tmp_path / tag / sh.path))
+        run_sample_shard(sh.path, sh.job_params())
+        shards.append(sh)
+    return shards
 
 
-def test_table1_samples_do_not_depend_on_the_shard_size(base_config, tmp_path):
+def _table1(tmp_path, base_config, per, tag):
+    return kt.load_samples(_table1_shards(tmp_path, base_config, per, tag), 10)
+
+
+def test_table1_samples_do_not_depend_on_the_shard_size(base_config, tmp_path, monkeypatch):
+    monkeypatch.delenv("DUELBENCH_ARCHIVE", raising=False)  # read the shards just computed
     a = _table1(tmp_path, base_config, 4, "a")
     b = _table1(tmp_path, base_config, 7, "b")
-    c = _table1(tmp_path, base_config, 1, "c")
+    shards = _table1_shards(tmp_path, base_config, 1, "c")
+    c = kt.load_samples(shards, 10)
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a, c)
     assert a["sample"].tolist() == list(range(10))
-    assert len(set(a["parent_indices"])) > 1  # different samples draw different subsets
+    subsets = {tuple(r) for r in a[[f"index_{j}" for j in range(6)]].to_numpy()}
+    assert len(subsets) > 1  # different samples draw different subsets
+    with pytest.raises(ValueError, match="expected 0…9"):
+        kt.load_samples(shards[1:], 10)  # a missing shard is noticed
+
+
+def test_table1_sample_values_are_those_of_the_draw_code(base_config, tmp_path, monkeypatch):
+    """Each row is sample i of the recipe: sampling.draw_sample (stream of (seed, i)) and its bound row."""
+    from duelbench.bounds.ccb import bound_constants_row
+    from duelbench.data.registry import load_matrix
+    from duelbench.problems.winners import condorcet_winner
+
+    monkeypatch.delenv("DUELBENCH_ARCHIVE", raising=False)
+    df = _table1(tmp_path, base_config, 4, "a")
+    job = kom.table1_samples(kom.settings(offline_config(base_config)))[0].job
+    assert job == {"parent": "sushi", "K": 6, "min_gap": 0.005, "condorcet": None, "seed": 2016}
+    for i in (0, 5, 9):
+        smp = sampling.draw_sample(load_matrix("sushi"), job, i)
+        row = bound_constants_row(smp.matrix, name=str(i))
+        got = df.iloc[i]
+        assert [int(got[f"index_{j}"]) for j in range(6)] == list(map(int, smp.indices))
+        assert [j for j in range(6) if got[f"copeland_{j}"]] == [int(w) for w in row["copeland_winners"].split(";")]
+        assert int(got["tries"]) == smp.tries and int(got["K"]) == 6
+        assert bool(got["has_condorcet_winner"]) == (condorcet_winner(smp.matrix) is not None)
+        for k, v in row.items():
+            if isinstance(v, float):
+                assert got[k] == v or (math.isnan(v) and math.isnan(got[k])), (i, k)
 
 
 def test_sample_stream_depends_on_seed_and_index_only():
-    x = kom.sample_rng(2016, 7).integers(0, 2**62, 4)
-    assert np.array_equal(x, kom.sample_rng(2016, 7).integers(0, 2**62, 4))
-    assert not np.array_equal(x, kom.sample_rng(2016, 8).integers(0, 2**62, 4))
-    assert not np.array_equal(x, kom.sample_rng(2017, 7).integers(0, 2**62, 4))
+    x = sampling.sample_rng(2016, 7).integers(0, 2**62, 4)
+    assert np.array_equal(x, sampling.sample_rng(2016, 7).integers(0, 2**62, 4))
+    assert not np.array_equal(x, sampling.sample_rng(2016, 8).integers(0, 2**62, 4))
+    assert not np.array_equal(x, sampling.sample_rng(2017, 7).integers(0, 2**62, 4))
 
 
 def test_table1_summary_and_published_values(checkout):
@@ -188,13 +245,13 @@ def test_table1_summary_and_published_values(checkout):
 
     for v in ccb_variant_names():
         df[v] = lb * 1000
-    rows = {r["quantity"]: r for r in kom.table1_summary(df, "ccb_rhs_def36")}
+    rows = {r["quantity"]: r for r in kt.summary(df, "ccb_rhs_def36")}
     assert rows["lb"]["mean"] == pytest.approx(lb.mean())
     assert rows["lb"]["se"] == pytest.approx(lb.std(ddof=1) / math.sqrt(n))
     assert rows["ecwb_over_lb"]["mean"] == pytest.approx(1.1) and rows["ecwb_over_lb"]["se"] == pytest.approx(0, abs=1e-12)
     assert rows["acceptance_rate"]["mean"] == pytest.approx(n / df["tries"].sum())
     assert rows["condorcet_share"]["mean"] == pytest.approx(df["has_condorcet_winner"].mean())
-    pub = kom.published_for(load_registry(checkout / "data" / "published" / "komiyama2016.yaml"))
+    pub = kt.published_for(load_registry(checkout / "data" / "published" / "komiyama2016.yaml"))
     assert pub["lb"] == (670, "table1_lb_mean") and pub["ecwb"][0] == 730 and pub["ccb_rhs_def36"][0] == 880000
     assert pub["ccb_rhs_def36_over_lb"][0] == 1000 and pub["ecwb_over_lb"][0] == pytest.approx(1.0896)
 
@@ -211,7 +268,7 @@ def _synthetic(base_config, finals: dict, *, runs=20, horizon=1000, ecwb=10.0, s
                          variants=[{"name": "ecw_rmed", "params": {"beta": 0.0}, "label": "beta0"}],
                          horizon=horizon, runs=runs)
     s = kom.settings(cfg)
-    t = kc.Tables(settings=s)
+    t = Tables(settings=s)
     rng = np.random.default_rng(0)
     rows = []
     for c in kom.curves(s):
@@ -331,7 +388,7 @@ def test_condorcet_status_and_unknown_statistics(base_config):
 def test_every_registry_statistic_is_understood(checkout, base_config):
     """No statistic of the registry falls through to 'unknown statistic'."""
     reg = load_registry(checkout / "data" / "published" / "komiyama2016.yaml")
-    t = kc.Tables(settings=kom.settings(base_config, "paper"))
+    t = Tables(settings=kom.settings(base_config, "paper"))
     for c in reg["checks"]:
         m = kc.measure(t, c["statistic"])
         assert "unknown" not in m.evidence and "malformed" not in m.evidence, (c["id"], m.evidence)
@@ -339,9 +396,9 @@ def test_every_registry_statistic_is_understood(checkout, base_config):
 
 def test_robustness_datasets_map_to_the_panel_of_their_recipe():
     claims = ["kom_mslr16_condorcet", "kom_mslr16_noncondorcet", "kom_mslr64_noncondorcet", "sushi"]
-    assert kc.robustness_panel_of("kom_mslr16_condorcet_r3", claims) == ["kom_mslr16_condorcet"]
-    assert kc.robustness_panel_of("kom_mslr64_noncondorcet_r1", claims) == ["kom_mslr64_noncondorcet"]
-    assert kc.robustness_panel_of("sushi", claims) == []
+    assert kr.robustness_panel_of("kom_mslr16_condorcet_r3", claims) == ["kom_mslr16_condorcet"]
+    assert kr.robustness_panel_of("kom_mslr64_noncondorcet_r1", claims) == ["kom_mslr64_noncondorcet"]
+    assert kr.robustness_panel_of("sushi", claims) == []
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,8 +2,8 @@
 
 As in test_workflow_smoke.py, the copy is a fresh git repository, so the build's results,
 numba cache and Snakemake metadata stay out of the working tree. Only the rules files this
-target needs are copied (common, komiyama2016, report), so work in progress on other papers'
-rules cannot break it. The MSLR matrix comes from the data mirror (skipped without it). The
+target needs are copied (common, the generic experiment rules, report), so work in progress on
+other papers' rules files cannot break it. The MSLR matrix comes from the data mirror (skipped without it). The
 first build compiles the six algorithms into the copy's numba cache (a few minutes on two
 cores); the simulations themselves take seconds.
 """
@@ -19,7 +19,7 @@ import yaml
 
 from _checkout_copy import copy_checkout, git as _git, run_snakemake
 
-RULES = ("komiyama2016.smk", "report.smk")  # common.smk is always kept
+RULES = ("experiments.smk", "report.smk")  # common.smk is always kept
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 
@@ -57,7 +57,7 @@ def test_every_output_with_a_sidecar(built):
     for name in ("figure1", "figure2", "robustness"):
         assert (root / _outputs(config)[f"{name}_pdf"]).read_bytes().startswith(b"%PDF")
         assert (root / _outputs(config)[f"{name}_png"]).read_bytes().startswith(b"\x89PNG")
-    shards = list((root / "results" / "smoke" / "komiyama2016" / "table1").rglob("samples-*.csv"))
+    shards = list((root / "results" / "smoke" / "samples" / "komiyama2016" / "table1").rglob("samples-*.npz"))
     assert len(shards) == 2 and all(Path(str(s) + ".json").is_file() for s in shards)
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
 
@@ -86,20 +86,21 @@ def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
     from duelbench.bounds.ccb import bound_constants_row
     from duelbench.data import registry as data_registry
     from duelbench.experiments import komiyama2016 as kom
+    from duelbench.experiments.komiyama2016.tables import read_rows
 
     root, config, mirror = built
     monkeypatch.setenv("DUELBENCH_DATA_MIRROR", str(mirror))
     monkeypatch.setenv("DUELBENCH_DATA_DIR", str(root / "data"))
     data_registry.clear_cache()
     try:
-        rows = kom.read_rows(root / _outputs(config)["bounds"])
+        rows = read_rows(root / _outputs(config)["bounds"])
         s = kom.settings(config, "smoke")
         assert [r["matrix"] for r in rows] == kom.bound_datasets(s)
         for r in rows:
             direct = bound_constants_row(data_registry.load_matrix(r["matrix"]), name=r["matrix"])
             for k, v in direct.items():
                 assert (float(r[k]) == v) if isinstance(v, float) else (r[k] == str(v)), (r["matrix"], k)
-        ds = {d["dataset"]: d for d in kom.read_rows(root / _outputs(config)["datasets"])}
+        ds = {d["dataset"]: d for d in read_rows(root / _outputs(config)["datasets"])}
         from duelbench.data import sampled
 
         for name in s["robustness"]["datasets"] + [d for d in kom.panels(s) if d.startswith("kom_")]:

@@ -1,10 +1,9 @@
 """Statistics and checks of the Komiyama et al. (2016) replication.
 
-Every ``statistic`` named in ``data/published/komiyama2016.yaml`` is defined in the docstring
-of :mod:`duelbench.experiments.komiyama2016`; this module computes them from the experiment's
-tables (:class:`Tables`) as :class:`~duelbench.report.checks.Measurement` objects, evaluates the
-registry at the active fidelity (``checks.csv``) and re-tests the ordering claims on the
-robustness datasets (``robustness.csv``, ``.md`` and a figure).
+Every ``statistic`` named in ``data/published/komiyama2016.yaml`` is defined in the package
+docstring of :mod:`duelbench.experiments.komiyama2016`; this module computes them from the
+experiment's tables (:class:`~.tables.Tables`) as :class:`~duelbench.report.checks.Measurement`
+objects and evaluates the registry at the active fidelity (``checks.csv``).
 
 A statistic that the active fidelity does not produce (a panel or algorithm that is not
 configured, a table without the needed rows) is reported ``inconclusive`` with the reason in
@@ -15,66 +14,24 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from duelbench.report.checks import CheckResult, Measurement
 
-from . import log_to
-from .komiyama2016 import (
-    ECW,
-    NAME,
-    REL_TOL,
-    SLOPE_FACTOR,
-    _display,
-    _sig,
-    curve_settings,
-    curves,
-    panels,
-    read_final,
-    read_regret,
-    read_rows,
-    registry_path,
-    settings,
-    to_float,
-    write_rows,
-)
+from .. import log_to
+from ..contract import StepContext
+from . import NAME, curves, panels
+from .tables import Tables, display, sig, to_float
 
-WELCH_TESTS = ("less_mean_welch", "not_less_mean_welch", "ratio_less_welch")
+#: Registry name of the paper's algorithm (statistics refer to it).
+ECW = "ecw_rmed"
+#: Relative tolerance of the LP-based identities (HiGHS feasibility tolerance is 1e-9).
+REL_TOL = 1e-7
+#: "Close to ECWB" in ``slope:fraction_within_factor2``.
+SLOPE_FACTOR = 2.0
+
 BEST_OTHER = "best_other"
-
-
-@dataclass
-class Tables:
-    """The experiment's tables, as read from its outputs (any of them may be missing: None)."""
-
-    settings: dict
-    bounds: dict = field(default_factory=dict)  # matrix -> row of bound_constants.csv
-    winners: dict = field(default_factory=dict)  # matrix -> rows of bound_winners.csv
-    datasets: dict = field(default_factory=dict)  # dataset -> row of datasets.csv
-    table1: dict = field(default_factory=dict)  # quantity -> row of table1.csv
-    finals: object = None  # DataFrame of final_regret.csv
-    regret: object = None  # DataFrame of regret.csv
-
-    @classmethod
-    def read(cls, s: Mapping, *, bounds=None, winners=None, datasets=None, table1=None, final=None,
-             regret=None) -> "Tables":
-        t = cls(settings=dict(s))
-        if bounds:
-            t.bounds = {r["matrix"]: r for r in read_rows(bounds)}
-        if winners:
-            for r in read_rows(winners):
-                t.winners.setdefault(r["matrix"], []).append(r)
-        if datasets:
-            t.datasets = {r["dataset"]: r for r in read_rows(datasets)}
-        if table1:
-            t.table1 = {r["quantity"]: r for r in read_rows(table1)}
-        if final:
-            t.finals = read_final(final)
-        if regret:
-            t.regret = read_regret(regret)
-        return t
 
 
 class Missing(Measurement):
@@ -321,7 +278,7 @@ def table1_measurement(tables: Tables, rest: str) -> Measurement:
     if agg in ("", "mean"):
         se = to_float(row["se"])
         return Measurement(value=to_float(row["mean"]), se=None if math.isnan(se) else se,
-                           evidence=f"n = {n} samples, median {_sig(to_float(row['median']))}")
+                           evidence=f"n = {n} samples, median {sig(to_float(row['median']))}")
     if agg == "median":
         return Measurement(value=to_float(row["median"]), evidence=f"n = {n} samples")
     return Missing(f"unknown Table-1 aggregate {agg!r} (mean or median)")
@@ -331,7 +288,7 @@ def table1_measurement(tables: Tables, rest: str) -> Measurement:
 # dispatch
 # --------------------------------------------------------------------------------------------
 def measure(tables: Tables, statistic: str) -> Measurement:
-    """The measurement of one statistic name (see the docstring of :mod:`.komiyama2016`)."""
+    """The measurement of one statistic name (see the package docstring)."""
     kind, _, rest = statistic.partition(":")
     if kind == "table1":
         return table1_measurement(tables, rest)
@@ -375,213 +332,23 @@ def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
     return results
 
 
-def checks(config: Mapping, *, bounds: str, winners: str, datasets: str, table1: str, final: str, regret: str,
-           out_csv: str, fidelity: str | None = None, log: str | None = None) -> list[CheckResult]:
-    """Write ``checks.csv`` (+ sidecar) from the experiment's tables."""
-    from duelbench.report.checks import load_registry, write_checks_csv
+def write_checks(ctx: StepContext) -> list[CheckResult]:
+    """Step ``checks``: ``checks.csv`` (+ sidecar) from the experiment's tables."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
+    from duelbench.report.checks import load_registry, write_checks_csv
 
-    s = settings(config, fidelity)
-    with log_to(log), Timer() as t:
-        registry = load_registry(registry_path())
-        tables = Tables.read(s, bounds=bounds, winners=winners, datasets=datasets, table1=table1, final=final,
-                             regret=regret)
+    s, i = ctx.settings, ctx.input
+    with log_to(ctx.log), Timer() as t:
+        registry = load_registry(i.registry)
+        tables = Tables.read(s, bounds=i.bounds, winners=i.winners, datasets=i.datasets, table1=i.table1,
+                             final=i.final, regret=i.regret)
         results = evaluate_all(tables, registry)
-        write_checks_csv(results, out_csv)
+        write_checks_csv(results, ctx.output.csv)
         for r in results:
             print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
     counts = {o: sum(r.outcome == o for r in results) for o in ("pass", "fail", "inconclusive")}
-    write_sidecar(out_csv, inputs=[bounds, winners, datasets, table1, final, regret, _display(registry_path())],
+    write_sidecar(ctx.output.csv, inputs=[i.bounds, i.winners, i.datasets, i.table1, i.final, i.regret,
+                                          display(i.registry)],
                   config=s, seeds={"seed": int(s["seed"]), "table1_seed": int(s["table1"]["seed"])},
                   extra={"experiment": NAME, "outcomes": counts}, **t.as_kwargs())
     return results
-
-
-# --------------------------------------------------------------------------------------------
-# robustness
-# --------------------------------------------------------------------------------------------
-ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "test", "algorithm_a", "claim_b", "algorithm_b", "factor", "mean_a",
-                      "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "p_value", "outcome", "evidence"]
-
-
-def _recipe_key(name: str):
-    from duelbench.data import sampled
-
-    r = sampled.recipes().get(name)
-    return None if r is None else (r.parent, r.K, r.min_gap, r.condorcet)
-
-
-def ordering_claims(registry: Mapping) -> list[tuple[dict, str, str, str]]:
-    """``(check, dataset, A, B)`` for every Welch-tested ``order:`` check of the registry."""
-    out = []
-    for c in registry["checks"]:
-        if c["test"] not in WELCH_TESTS or not str(c["statistic"]).startswith("order:"):
-            continue
-        parts = str(c["statistic"]).split(":")
-        if len(parts) == 4:
-            out.append((c, parts[1], parts[2], parts[3]))
-    return out
-
-
-def robustness_panel_of(dataset: str, claim_datasets: Sequence[str]) -> list[str]:
-    """The claim datasets drawn with the same recipe filters as ``dataset`` (parent, K, min_gap, selection)."""
-    key = _recipe_key(dataset)
-    if key is None:
-        return []
-    return [d for d in claim_datasets if d != dataset and _recipe_key(d) == key]
-
-
-def _se(x: np.ndarray) -> float:
-    return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
-
-
-def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
-    """One row per (robustness dataset, ordering claim of a panel drawn with the same recipe)."""
-    from duelbench.report.checks import evaluate, welch_one_sided
-
-    s = tables.settings
-    claims = ordering_claims(registry)
-    claim_datasets = sorted({d for _, d, _, _ in claims})
-    rows = []
-    for ds in s["robustness"]["datasets"]:
-        for panel in robustness_panel_of(ds, claim_datasets):
-            for c, d, a, b in claims:
-                if d != panel:
-                    continue
-                m = order_measurement(tables, ds, a, b, study="robustness")
-                factor = float(c.get("factor", 1.0))
-                row = {"dataset": ds, "panel": panel, "claim_id": c["id"], "test": c["test"], "algorithm_a": a,
-                       "algorithm_b": b, "claim_b": b, "factor": factor if c["test"] == "ratio_less_welch" else None}
-                if isinstance(m, Missing):
-                    row.update(outcome="inconclusive", evidence=m.evidence)
-                    rows.append(row)
-                    continue
-                xa, xb = np.asarray(m.a, float), np.asarray(m.b, float)
-                bname = getattr(m, "algorithm_b", b)
-                res = evaluate(c, m, s["fidelity"])
-                p = welch_one_sided(xa, xb * factor)[1] if min(xa.size, xb.size) >= 2 else math.nan
-                row.update(algorithm_b=bname, mean_a=float(xa.mean()), mean_b=float(xb.mean()), stderr_a=_se(xa),
-                           stderr_b=_se(xb), n_a=xa.size, n_b=xb.size, p_value=p, outcome=res.outcome,
-                           evidence=res.evidence)
-                rows.append(row)
-    return rows
-
-
-def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
-    """``robustness.md``: per panel, each ordering claim's outcome on every further draw."""
-    r = s["robustness"]
-    lines = ["# Komiyama et al. (2016): the MSLR orderings on further random submatrices", "",
-             f"Each ordering claim about a sampled MSLR panel is re-tested, with the registry's test, on the "
-             f"robustness draws with the same recipe filters (reading R2): {int(r['runs'])} runs of "
-             f"T = {int(r['horizon'])} per algorithm, fidelity `{s['fidelity']}`. "
-             "Outcomes: pass / FAIL / ? (inconclusive); these rows judge nothing by themselves.", ""]
-    symbol = {"pass": "pass", "fail": "FAIL", "inconclusive": "?"}
-    by_panel: dict[str, list] = {}
-    for row in rows:
-        by_panel.setdefault(row["panel"], []).append(row)
-    if not rows:
-        lines.append("No robustness dataset shares a recipe with a panel named by an ordering claim.")
-    for panel, prow in by_panel.items():
-        dsets = _unique_in_order(x["dataset"] for x in prow)
-        lines += [f"## {panel}", "", "| claim | A vs B | " + " | ".join(dsets) + " | pass / fail / ? |",
-                  "|---|---|" + "---|" * len(dsets) + "---|"]
-        for cid in _unique_in_order(x["claim_id"] for x in prow):
-            cr = [x for x in prow if x["claim_id"] == cid]
-            first = cr[0]
-            rel = {"less_mean_welch": "<", "not_less_mean_welch": "not <", "ratio_less_welch": "< c·"}[first["test"]]
-            outs = {x["dataset"]: x for x in cr}
-            named_b = cr[0]["claim_b"]
-            cells = []
-            for d in dsets:
-                x = outs.get(d)
-                if x is None:
-                    cells.append("")
-                elif named_b == BEST_OTHER:
-                    cells.append(f"{symbol[x['outcome']]} (B = {x['algorithm_b']})")
-                else:
-                    cells.append(symbol[x["outcome"]])
-            counts = [sum(x["outcome"] == o for x in cr) for o in ("pass", "fail", "inconclusive")]
-            lines.append(f"| {cid} | {first['algorithm_a']} {rel} {named_b} | " + " | ".join(cells)
-                         + f" | {counts[0]} / {counts[1]} / {counts[2]} |")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _unique_in_order(items) -> list:
-    out = []
-    for x in items:
-        if x not in out:
-            out.append(x)
-    return out
-
-
-def draw_robustness(tables: Tables, claim_panels: Mapping[str, list[str]], footer: str):
-    """Mean final regret (± 1 s.e., log scale) per algorithm on each panel and its further draws."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from .plotting import algorithm_style
-
-    s = tables.settings
-    groups = list(claim_panels.items()) or [("(no panel)", [])]
-    fig, axes = plt.subplots(1, len(groups), figsize=(max(7.0, 4.4 * len(groups)), 4.0), squeeze=False)
-    cs = curves(s, variants=False)
-    handles = {}
-    for ax, (panel, dsets) in zip(axes[0], groups):
-        xs = ([panel] if panel in panels(s) else []) + list(dsets)
-        for k, c in enumerate(cs):
-            style = algorithm_style(c.name)
-            off = (k - (len(cs) - 1) / 2) * 0.08
-            for j, d in enumerate(xs):
-                study = "panel" if d == panel else "robustness"
-                x = final_samples(tables, d, c.name, study=study)
-                if x is None:
-                    continue
-                m, e = float(np.mean(x)), _se(x)
-                h = ax.errorbar(j + off, m, yerr=None if math.isnan(e) else e, fmt="o" if study == "robustness" else "s",
-                                ms=4, color=style["color"], label=c.label, capsize=2, lw=1)
-                handles.setdefault(c.label, h)
-        ax.set_yscale("log")
-        ax.set_xticks(range(len(xs)))
-        ax.set_xticklabels([("panel" if d == panel else d.rsplit("_", 1)[-1]) for d in xs], fontsize=8)
-        ax.set_title(panel, fontsize=9)
-        ax.set_ylabel("final regret (mean ± 1 s.e.)")
-        ax.grid(True, axis="y", which="major", alpha=0.3)
-    fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 4), frameon=False,
-               fontsize=8)
-    fig.suptitle(footer, y=0.005, va="bottom", fontsize=6, color="#555555", wrap=True)
-    fig.tight_layout(rect=(0, 0.06, 1, 0.88))
-    return fig
-
-
-def robustness(config: Mapping, final_csv: str, out_csv: str, out_md: str, out_figs: Sequence[str],
-               fidelity: str | None = None, log: str | None = None) -> None:
-    """``robustness.csv``, ``robustness.md`` and the robustness figure (+ sidecars)."""
-    from duelbench.report.checks import load_registry
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-
-    from .plotting import save_figure
-
-    s = settings(config, fidelity)
-    with log_to(log), Timer() as t:
-        registry = load_registry(registry_path())
-        tables = Tables.read(s, final=final_csv)
-        rows = robustness_rows(tables, registry)
-        write_rows(out_csv, ROBUSTNESS_COLUMNS, rows)
-        atomic_write_text(out_md, robustness_markdown(rows, s))
-        claim_datasets = sorted({d for _, d, _, _ in ordering_claims(registry)})
-        groups: dict[str, list[str]] = {}
-        for ds in s["robustness"]["datasets"]:
-            for p in robustness_panel_of(ds, claim_datasets) or [ds]:
-                groups.setdefault(p, []).append(ds)
-        r = s["robustness"]
-        footer = (f"Komiyama et al. (2016), robustness: {int(r['runs'])} runs, T = {int(r['horizon'])} per further draw "
-                  f"(circles); the panel itself (squares): {int(s['runs'])} runs, T = {int(s['horizon'])}; "
-                  f"fidelity {s['fidelity']}")
-        save_figure(draw_robustness(tables, groups, footer), out_figs)
-        print(f"{len(rows)} robustness rows", flush=True)
-    for p in (out_csv, out_md, *out_figs):
-        write_sidecar(p, inputs=[final_csv, _display(registry_path())], config=curve_settings(s),
-                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "rows": len(rows)}, **t.as_kwargs())
