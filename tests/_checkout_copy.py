@@ -24,8 +24,10 @@ def git(root: Path, *args: str) -> str:
                           cwd=root, check=True, capture_output=True, text=True).stdout.strip()
 
 
-def copy_checkout(root: Path, rules: tuple[str, ...] | None = None) -> Path:
-    """Copy the checkout into ``root`` and commit it; keep only ``rules`` (plus common.smk) if given."""
+def copy_checkout(root: Path, rules: tuple[str, ...] | None = None, experiments: tuple[str, ...] | None = None) -> Path:
+    """Copy the checkout into ``root`` and commit it; keep only ``rules`` (plus common.smk) if
+    given, and only the config sections (and fidelity overrides) of ``experiments`` if given
+    (the generic rules build every configured experiment)."""
     for item in ("Snakefile", "pyproject.toml"):
         shutil.copy2(CHECKOUT / item, root / item)
     for folder in ("workflow", "config", "src"):
@@ -34,12 +36,28 @@ def copy_checkout(root: Path, rules: tuple[str, ...] | None = None) -> Path:
         for smk in (root / "workflow" / "rules").glob("*.smk"):
             if smk.name != "common.smk" and smk.name not in rules:
                 smk.unlink()
+    if experiments is not None:
+        _keep_experiments(root / "config" / "config.yaml", experiments)
     shutil.copytree(CHECKOUT / "data", root / "data", ignore=shutil.ignore_patterns("*.npz", "__pycache__"))
     (root / ".gitignore").write_text("results/\n.snakemake/\n.numba_cache/\ndata/mslr/*.npz\n")
     git(root, "init", "-q")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "snapshot")
     return root
+
+
+def _keep_experiments(config_file: Path, keep: tuple[str, ...]) -> None:
+    import yaml
+
+    from duelbench.experiments.contract import packages
+
+    config = yaml.safe_load(config_file.read_text())
+    drop = [name for name in packages() if name not in keep]
+    for name in drop:
+        config.pop(name, None)
+        for fidelity in config.get("fidelities", {}).values():
+            fidelity.get("overrides", {}).pop(name, None)
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False))
 
 
 def snakemake_env(mirror: Path | None = None) -> dict:

@@ -30,7 +30,7 @@ def snakemake(root: Path, mirror: Path, *args: str):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, mslr_mirror):
-    root = copy_checkout(tmp_path_factory.mktemp("kom_checkout"), rules=RULES)
+    root = copy_checkout(tmp_path_factory.mktemp("kom_checkout"), rules=RULES, experiments=("komiyama2016",))
     snakemake(root, mslr_mirror, "komiyama2016", "report")
     with open(root / "config" / "config.yaml") as f:
         config = yaml.safe_load(f)

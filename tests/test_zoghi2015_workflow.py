@@ -32,7 +32,7 @@ def snakemake(root: Path, mirror: Path, *args: str):
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory, mslr_mirror):
-    root = copy_checkout(tmp_path_factory.mktemp("zoghi_checkout"), rules=RULES)
+    root = copy_checkout(tmp_path_factory.mktemp("zoghi_checkout"), rules=RULES, experiments=("zoghi2015",))
     snakemake(root, mslr_mirror, "zoghi2015")
     with open(root / "config" / "config.yaml") as f:
         config = yaml.safe_load(f)
