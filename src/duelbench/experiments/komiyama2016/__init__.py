@@ -116,10 +116,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import (
+    AlgorithmEntry,
     ConfigError,
     ShardSpec,
     active_fidelity,
@@ -193,13 +194,10 @@ def check_settings(s: Mapping) -> None:
 
 
 @dataclass(frozen=True)
-class Curve:
-    """One simulated configuration: a registry algorithm with canonical parameters."""
+class Curve(AlgorithmEntry):
+    """One simulated configuration: a configured algorithm (registry name, canonical parameters,
+    their hash, a label) that is either a main curve or a labelled variant."""
 
-    name: str
-    params: dict = field(hash=False, compare=False)
-    param_hash: str = ""
-    label: str = ""
     variant: bool = False
 
 
