@@ -30,8 +30,9 @@ config.clear()
 config.update(_effective)
 
 FIDELITY = config["fidelity"]
-# Simulation jobs run as plain Python processes (faster to start than a run: block, which
-# re-reads the whole workflow); they inherit the environment set in the Snakefile.
+# Jobs run as plain Python processes (workflow/scripts/job.py and step.py: faster to start than
+# a run: block, which re-reads the whole workflow); they inherit the environment set in the
+# Snakefile.
 PYTHON = sys.executable
 JOB_SCRIPT = os.path.join(CHECKOUT, "workflow", "scripts", "job.py")
 RESULTS = dbx.results_root(config)
@@ -260,5 +261,5 @@ rule fetch_mslr:
     localrule: True
     message:
         "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
-    run:
-        dbx.fetch_mslr_job(wildcards.file + ".npz", output[0], log=log[0])
+    shell:
+        "{PYTHON:q} {JOB_SCRIPT:q} fetch-mslr {wildcards.file:q}.npz {output:q} --log {log:q}"

@@ -1,7 +1,6 @@
 # Replication status of every paper: <figures>/replication_status.csv from the checks.csv that
 # the papers' experiments register (any registered output named checks.csv). Target: `report`.
 
-import duelbench.report.status as dbx_status
 
 STATUS_OUT = f"{dbx.figures_root(config)}/replication_status.csv"
 
@@ -23,8 +22,8 @@ rule replication_status:
     threads: 1
     message:
         "replication status of every paper -> {output.csv}"
-    run:
-        dbx_status.write_replication_status(list(input), output.csv, fidelity=FIDELITY, log=log[0])
+    shell:
+        "{PYTHON:q} {JOB_SCRIPT:q} status {output.csv:q} {input:q} --fidelity {FIDELITY:q} --log {log:q}"
 
 
 register_experiment("report", with_sidecars([STATUS_OUT]))
