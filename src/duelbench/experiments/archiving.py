@@ -2,7 +2,8 @@
 
 ::
 
-    python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] [--results DIR]
+    python -m duelbench.experiments.archiving [--archive DIR] [--config FILE]            # add
+    python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] --report   # per paper
 
 Plans every experiment of the configuration (default: ``config/config.yaml``, paper fidelity)
 and archives each simulation shard and sample shard whose results file and provenance sidecar
@@ -70,6 +71,42 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
     return added, len(done)
 
 
+def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]:
+    """Per configured experiment: planned shards and sample shards by archive status, the bytes
+    of the valid entries it reads, bytes per archived run, and the size the archive will have
+    for it when every planned shard is archived (bytes per run x planned runs)."""
+    from duelbench.engine.shard_sources import ShardSources
+
+    rows = []
+    manifest = Archive(archive_root).manifest()
+    for name in configured(config):
+        p = plan(config, name)
+        shards, samples = ShardSources(archive_root, p.kinds), SampleSources(archive_root)
+        status: dict[str, int] = {}
+        sim_bytes = sim_runs = sample_bytes = 0
+        for spec in p.shards:
+            st = shards.status(spec)
+            status[st] = status.get(st, 0) + 1
+            if st == VALID:
+                entry = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                                 spec.run_start, spec.run_stop, spec.seed)
+                sim_bytes += manifest[entry]["bytes"]
+                sim_runs += spec.run_stop - spec.run_start
+        for shard in p.samples:
+            st = samples.status(shard)
+            status[f"samples {st}"] = status.get(f"samples {st}", 0) + 1
+            if st == VALID:
+                from .samples import entry_path
+
+                sample_bytes += manifest[entry_path(shard)]["bytes"]
+        runs = sum(s.run_stop - s.run_start for s in p.shards)
+        per_run = sim_bytes / sim_runs if sim_runs else float("nan")
+        rows.append({"experiment": name, "status": status, "simulation_MB": sim_bytes / 1e6,
+                     "sample_MB": sample_bytes / 1e6, "bytes_per_run": per_run, "planned_runs": runs,
+                     "projected_simulation_MB": per_run * runs / 1e6 if sim_runs else float("nan")})
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import yaml
 
@@ -77,9 +114,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--archive", default=str(CHECKOUT / "archive"))
     parser.add_argument("--config", default=str(CHECKOUT / "config" / "config.yaml"))
+    parser.add_argument("--report", action="store_true", help="per experiment: archive status and size, add nothing")
     args = parser.parse_args(argv)
     with open(args.config, encoding="utf-8") as fh:
         config = check_config(yaml.safe_load(fh))
+    if args.report:
+        for r in paper_report(config, args.archive):
+            print(f"{r['experiment']}: {r['simulation_MB']:.3f} MB simulation ({r['bytes_per_run']:.0f} bytes per run, "
+                  f"{r['planned_runs']} runs planned: {r['projected_simulation_MB']:.2f} MB when complete), "
+                  f"{r['sample_MB']:.3f} MB samples; shards {dict(sorted(r['status'].items()))}")
+        return 0
     n_shards, n_samples = archive_finished(config, args.archive)
     print(f"archived {n_shards} simulation shards and {n_samples} sample shards into {args.archive}")
     return 0

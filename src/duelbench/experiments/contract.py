@@ -140,6 +140,8 @@ class SampleShard:
     b: int
     path: str
     datasets: tuple[str, ...] = ()
+    #: the columns the family's readers use: what the archive keeps and readers get (all if empty)
+    columns: tuple[str, ...] = ()
 
     def job_params(self) -> str:
         """Canonical JSON of what the job needs (a rule parameter)."""

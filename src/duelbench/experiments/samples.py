@@ -14,8 +14,9 @@ hashes the job); the generic ``sample_shard`` rule runs :func:`run_sample_shard`
 family with :func:`load_family`.
 
 Finished shards go into the results archive (:func:`archive_sample_shards`) under a key of the
-job, the sample range, the sha256 of every dataset the job reads, the hash of the normalised
-source of the function's import closure and ``requirements.lock``; :class:`SampleSources` reads
+job, the sample range, the sha256 of every dataset the job reads, the columns kept (those the
+family's readers use), the hash of the normalised source of the function's import closure and
+``requirements.lock``; :class:`SampleSources` reads
 a shard from the archive when its entry is valid for this code, else from its results file.
 """
 
@@ -49,15 +50,19 @@ def layout_of(job: Mapping) -> str:
 
 
 def plan_samples(*, experiment: str, family: str, function: str, job: Mapping, n: int, per_shard: int,
-                 fidelity: str, root: str, datasets: Sequence[str] = ()) -> list[SampleShard]:
-    """Split samples ``0 … n − 1`` of a family into shards of at most ``per_shard`` samples."""
+                 fidelity: str, root: str, datasets: Sequence[str] = (),
+                 columns: Sequence[str] = ()) -> list[SampleShard]:
+    """Split samples ``0 … n − 1`` of a family into shards of at most ``per_shard`` samples.
+
+    ``columns``: the columns the family's readers use, which the archive keeps (all if empty);
+    a shard's results file holds every column the function returns."""
     if n < 1 or per_shard < 1:
         raise ConfigError(f"{experiment}.{family}: samples and samples_per_shard must be ≥ 1 (got {n}, {per_shard})")
     job = json.loads(json.dumps(job, sort_keys=True))
     folder = f"{root}/{fidelity}/{KIND}/{experiment}/{family}/{layout_of(job)}"
     return [SampleShard(experiment=experiment, family=family, function=function, job=job, a=a,
                         b=min(a + per_shard, n), path=os.path.normpath(f"{folder}/samples-{a}-{min(a + per_shard, n)}.npz"),
-                        datasets=tuple(datasets))
+                        datasets=tuple(datasets), columns=tuple(columns))
             for a in range(0, n, per_shard)]
 
 
@@ -85,7 +90,7 @@ def sample_key(shard: SampleShard) -> dict:
     return {
         "kind": KIND, "experiment": shard.experiment, "family": shard.family, "function": shard.function,
         "job": shard.job, "samples": [int(shard.a), int(shard.b)],
-        "datasets": {d: _dataset_sha256(d) for d in sorted(shard.datasets)},
+        "datasets": {d: _dataset_sha256(d) for d in sorted(shard.datasets)}, "columns": sorted(shard.columns),
         "code": function_code_hash(shard.experiment, shard.function), "lock": lock_hash(),
     }
 
@@ -159,11 +164,20 @@ class SampleSources:
         return entry if found.status == VALID else shard.path
 
     def arrays(self, shard: SampleShard) -> dict[str, np.ndarray]:
+        """The shard's columns (its declared ones only), from the archive or its results file."""
         found, _ = self._lookup(shard)
         if found.status == VALID:
             return dict(found.arrays)
-        with np.load(shard.path, allow_pickle=False) as z:
-            return {k: z[k] for k in z.files}
+        return _read_columns(shard)
+
+
+def _read_columns(shard: SampleShard) -> dict[str, np.ndarray]:
+    """The declared columns (all if none are declared) of a shard's results file."""
+    with np.load(shard.path, allow_pickle=False) as z:
+        missing = sorted(set(shard.columns) - set(z.files))
+        if missing:
+            raise ValueError(f"{shard.path}: no column(s) {missing}; rebuild the shard")
+        return {k: z[k] for k in (shard.columns or z.files)}
 
 
 _SOURCES: dict[str | None, SampleSources] = {}
@@ -209,8 +223,6 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
                              "checkout's; rebuild it before archiving")
         if content.get("output_sha256") != file_sha256(shard.path):
             raise ValueError(f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it")
-        with np.load(shard.path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-        rows.append(archive.put(entry_path(shard), key, arrays))
+        rows.append(archive.put(entry_path(shard), key, _read_columns(shard)))
     return rows
 

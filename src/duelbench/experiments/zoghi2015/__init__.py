@@ -114,7 +114,7 @@ from .. import (
     results_root,
 )
 from ..contract import Item, Plan, SampleShard, Step
-from .appendix_c import CLICK_MODELS, N_ARMS, AppendixCError, family_job, resolve_k_values
+from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, resolve_k_values, set_columns
 
 NAME = "zoghi2015"
 #: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
@@ -274,6 +274,13 @@ def shard_specs(config: Mapping, fidelity: str | None = None) -> list[ShardSpec]
     return out
 
 
+#: The per-sample columns the Appendix-C tables read, which the results archive keeps: every
+#: column but the sampled subset itself (its 136 random bits per sample are most of a shard's
+#: compressed size, and sample i's subset is recomputed from (seed, click model, K, i)).
+ARCHIVED_COLUMNS = ("k", "index", "has_cw", "C", "L_C", "smith", "delta", "delta_min",
+                    *(c for name in SETS if name != "subset" for c in set_columns(name)))
+
+
 def appendix_c_samples(config: Mapping, fidelity: str | None = None) -> list[SampleShard]:
     """Every Appendix-C sample shard: one family per click model (named after it, reading its
     matrix), the K-major enumeration cut into ``samples_per_shard`` chunks. Models in
@@ -290,7 +297,8 @@ def appendix_c_samples(config: Mapping, fidelity: str | None = None) -> list[Sam
                          mode="full" if model in a["winner_statistics"] else "condorcet")
         out += plan_samples(experiment=NAME, family=model, function="appendix_c:samples", job=job,
                             n=len(job["k_values"]) * job["samples_per_k"], per_shard=int(a["samples_per_shard"]),
-                            fidelity=s["fidelity"], root=results_root(config), datasets=(model,))
+                            fidelity=s["fidelity"], root=results_root(config), datasets=(model,),
+                            columns=ARCHIVED_COLUMNS)
     return out
 
 

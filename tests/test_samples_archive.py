@@ -1,0 +1,83 @@
+"""Sample shards in the results archive (duelbench.experiments.samples), on a tiny Appendix-C family:
+
+* a shard computed by the ``sample_shard`` job is archived with only its family's declared
+  columns, and read back from the archive equal to its results file (same columns, same bits);
+* the key holds the job, the sample range, the matrix's sha256, the kept columns, the code and
+  the lock, so changing any of them makes the entry stale; a tampered entry is not used;
+* a shard computed by other code is refused by the archiver.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from duelbench.archive.store import STALE, TAMPERED, VALID
+from duelbench.experiments import samples
+from duelbench.experiments.zoghi2015 import ARCHIVED_COLUMNS
+from duelbench.experiments.zoghi2015 import appendix_c as ac
+
+
+@pytest.fixture()
+def shard(tmp_path, mslr_mirror, monkeypatch):
+    monkeypatch.setenv("DUELBENCH_DATA_MIRROR", str(mslr_mirror))
+    monkeypatch.setenv("DUELBENCH_DATA_DIR", str(tmp_path / "data"))
+    job = ac.family_job("mslr_navigational", seed=3, k_values=[2, 9], samples_per_k=3, support_tol=1e-9)
+    planned = samples.plan_samples(experiment="zoghi2015", family="mslr_navigational", function="appendix_c:samples",
+                                   job=job, n=6, per_shard=4, fidelity="smoke", root=str(tmp_path / "results"),
+                                   datasets=("mslr_navigational",), columns=ARCHIVED_COLUMNS)
+    assert [(s.a, s.b) for s in planned] == [(0, 4), (4, 6)]
+    first = planned[0]
+    samples.run_sample_shard(first.path, first.job_params())
+    return first, tmp_path / "archive"
+
+
+def test_archived_columns_are_what_the_tables_read():
+    cols = ac.compute_samples(np.full((ac.N_ARMS, ac.N_ARMS), 0.5) + np.triu(np.full((ac.N_ARMS,) * 2, 0.01), 1)
+                              - np.tril(np.full((ac.N_ARMS,) * 2, 0.01), -1), "mslr_informational", 0, [(3, 0)])
+    assert set(ARCHIVED_COLUMNS) < set(cols)
+    assert set(cols) - set(ARCHIVED_COLUMNS) == set(ac.set_columns("subset"))
+
+
+def test_sample_shard_round_trip_stale_and_tampered(shard):
+    first, root = shard
+    with np.load(first.path) as z:
+        computed = {k: z[k] for k in z.files}
+    samples.archive_sample_shards(root, [first])
+    src = samples.SampleSources(root)
+    assert src.status(first) == VALID and src.source(first).endswith(".entry")
+    got = src.arrays(first)
+    assert sorted(got) == sorted(ARCHIVED_COLUMNS)
+    for k in ARCHIVED_COLUMNS:
+        assert got[k].dtype == computed[k].dtype and got[k].tobytes() == computed[k].tobytes(), k
+
+    key = samples.sample_key(first)
+    assert key["columns"] == sorted(ARCHIVED_COLUMNS) and set(key["datasets"]) == {"mslr_navigational"}
+    for changed in (dict(columns=("k",)), dict(b=3), dict(job={**first.job, "seed": 4})):
+        other = type(first)(**{**first.__dict__, **changed})
+        assert samples.sample_key(other) != key
+    # another code hash: the same entry is found but stale
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(samples, "function_code_hash", lambda experiment, function: "0" * 64)
+        assert samples.SampleSources(root).status(first) == STALE
+    # tampered bytes: not used, the results file is read instead
+    manifest = [json.loads(line) for line in (root / "MANIFEST.jsonl").read_text().splitlines()]
+    entry = root / manifest[0]["path"]
+    data = bytearray(entry.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    entry.write_bytes(bytes(data))
+    fresh = samples.SampleSources(root)
+    assert fresh.status(first) == TAMPERED and fresh.source(first) == first.path
+    assert sorted(fresh.arrays(first)) == sorted(ARCHIVED_COLUMNS)
+
+
+def test_archiver_refuses_a_shard_of_other_code(shard):
+    first, root = shard
+    side = first.path + ".json"
+    record = json.loads(open(side).read())
+    record["content"]["extra"]["code_hash"] = "f" * 64
+    open(side, "w").write(json.dumps(record))
+    with pytest.raises(ValueError, match="other code"):
+        samples.archive_sample_shards(root, [first])
