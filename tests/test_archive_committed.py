@@ -1,11 +1,12 @@
 """The committed results archive (``archive/``) is intact and reproducible with this code.
 
 * every entry's file matches the sha256 in the manifest and holds the key the manifest lists;
-* entries are checked against the code of this checkout: stale ones (other code, another lock
-  file, another matrix) are listed in the test output, never used (the archive is not refilled
-  here);
-* a few runs of a few archived shards, chosen at random with the commit as seed (so every commit
-  checks others), are recomputed and must equal the archived numbers bit for bit.
+* entries (simulation shards and sample shards) are checked against the code of this checkout:
+  stale ones (other code, another lock file, another matrix) are listed in the test output,
+  never used (the archive is not refilled here);
+* a few runs of a few archived simulation shards and a few samples of archived sample shards,
+  chosen at random with the commit as seed (so every commit checks others), are recomputed and
+  must equal the archived numbers bit for bit.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import duelbench
 from duelbench.archive.entry import decode
 from duelbench.archive.store import STALE, VALID, Archive
 from duelbench.engine import shard_archive
+from duelbench.experiments import samples
+from duelbench.experiments.contract import SampleShard
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 ARCHIVE = Archive(CHECKOUT / "archive")
@@ -60,7 +63,7 @@ def _commit_seed() -> int:
 def test_the_archive_is_committed_with_entries():
     rows = ARCHIVE.manifest()
     assert rows, "archive/MANIFEST.jsonl lists no entry"
-    assert all(r["key"]["kind"] == shard_archive.KIND for r in rows.values())
+    assert all(r["key"]["kind"] in (shard_archive.KIND, samples.KIND) for r in rows.values())
 
 
 def test_every_entry_is_intact():
@@ -76,17 +79,31 @@ def test_every_entry_is_intact():
     assert not bad, bad
 
 
+def _sample_shard(row) -> SampleShard:
+    """The sample shard an archived sample entry was made for (its key names it)."""
+    k = row["key"]
+    a, b = k["samples"]
+    return SampleShard(experiment=k["experiment"], family=k["family"], function=k["function"], job=k["job"], a=a,
+                       b=b, path=row["path"], datasets=tuple(k["datasets"]), columns=tuple(k.get("columns", ())))
+
+
+def _status(row) -> tuple[str, str]:
+    if row["key"]["kind"] == samples.KIND:
+        found = samples.SampleSources(ARCHIVE.root)._lookup(_sample_shard(row))[0]
+    else:
+        found = _lookup(row)[0]
+    return found.status, found.reason
+
+
 def test_entries_against_this_code(data_dir, capsys):
     """Stale entries are listed (they are recomputed by a fill, never used); none is tampered."""
     counts = {}
     stale = []
     for path, row in ARCHIVE.manifest().items():
-        k = row["key"]
-        found, _ = shard_archive.lookup_shard(ARCHIVE, k["dataset"], k["algorithm"], k["params"], k["horizon"],
-                                              *k["runs"], k["seed"], k["kinds"])
-        counts[found.status] = counts.get(found.status, 0) + 1
-        if found.status == STALE:
-            stale.append(f"{path}: {found.reason}")
+        status, reason = _status(row)
+        counts[status] = counts.get(status, 0) + 1
+        if status == STALE:
+            stale.append(f"{path}: {reason}")
     with capsys.disabled():
         print(f"\narchive: {counts}" + "".join(f"\n  stale {s}" for s in stale[:20]))
     assert set(counts) <= {VALID, STALE}, counts
@@ -99,8 +116,8 @@ def _lookup(row):
 
 
 def test_spot_recomputation_is_bit_identical(data_dir):
-    rows = [r for r in ARCHIVE.manifest().values()
-            if r["key"]["horizon"] * duelbench.load_matrix(r["key"]["dataset"]).K <= MAX_COST]
+    rows = [r for r in ARCHIVE.manifest().values() if r["key"]["kind"] == shard_archive.KIND
+            and r["key"]["horizon"] * duelbench.load_matrix(r["key"]["dataset"]).K <= MAX_COST]
     assert rows, "no archived shard is small enough to recompute here"
     valid = [(r, restored) for r in rows for found, restored in [_lookup(r)] if found.status == VALID]
     if not valid:
@@ -119,3 +136,20 @@ def test_spot_recomputation_is_bit_identical(data_dir):
         for kind in k["kinds"]:
             assert again.regret_of(kind)[0].tobytes() == archived.regret_of(kind)[run - a].tobytes(), \
                 f"{row['path']} run {run} ({kind}): recomputed regret differs from the archive"
+
+
+def test_spot_recomputation_of_samples_is_bit_identical(data_dir):
+    rows = [r for r in ARCHIVE.manifest().values() if r["key"]["kind"] == samples.KIND]
+    sources = samples.SampleSources(ARCHIVE.root)
+    valid = [(r, sh) for r in rows for sh in [_sample_shard(r)] if sources.status(sh) == VALID]
+    if not valid:
+        pytest.skip(f"none of the {len(rows)} archived sample shards is valid under this code: nothing to recompute")
+    rng = np.random.default_rng(_commit_seed() + 1)
+    for index in rng.choice(len(valid), size=min(SPOT_CHECKS, len(valid)), replace=False):
+        row, shard = valid[index]
+        i = int(rng.integers(shard.a, shard.b))
+        again = samples.compute(SampleShard(**{**shard.__dict__, "a": i, "b": i + 1}))
+        archived = sources.arrays(shard)
+        for column in archived:
+            assert again[column].tobytes() == archived[column][i - shard.a: i - shard.a + 1].tobytes(), \
+                f"{row['path']} sample {i} ({column}): recomputed value differs from the archive"
