@@ -15,7 +15,6 @@ Published claims are gated ``full``: at quick fidelity they are computed and sho
 asserted (a failed replication is a finding, decided at paper fidelity).
 """
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -23,14 +22,13 @@ from pathlib import Path
 
 import pytest
 
+from duelbench.report import manifest
 from duelbench.report.checks import load_registry, read_csv_rows
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 PAPERS = ("komiyama2016", "zoghi2015")
 FIGURES = CHECKOUT / "results" / "quick" / "figures"
 MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
-#: Outputs that record wall or CPU time, hence differ between builds.
-TIMING_TABLES = ("throughput.csv", "appendix_c_cost.csv")
 
 # The quick build takes about 5 minutes on an idle 2-core machine; a busy one needs more.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -63,19 +61,10 @@ def test_replication_status_lists_every_paper(quick_build):
     assert {r["paper"] for r in rows} >= set(PAPERS)
 
 
-def _manifest() -> dict[str, str]:
-    rows = [line.split() for line in MANIFEST.read_text().splitlines() if line and not line.startswith("#")]
-    return {path: digest for digest, path in rows}
-
-
 def test_quick_outputs_match_the_committed_manifest(quick_build):
-    expected = _manifest()
-    built = sorted(
-        str(p.relative_to(quick_build)) for sub in (*PAPERS, "replication_status.csv")
-        for p in ([quick_build / sub] if (quick_build / sub).is_file() else (quick_build / sub).rglob("*"))
-        if p.is_file() and p.suffix != ".json" and p.name not in TIMING_TABLES
-    )
-    assert built == sorted(expected), "outputs added or missing: update tests/data/quick_outputs.sha256 on purpose"
-    changed = [p for p in built if hashlib.sha256((quick_build / p).read_bytes()).hexdigest() != expected[p]]
-    assert not changed, (f"quick-fidelity outputs changed: {changed}; if the change is deliberate, rebuild and "
-                         "record the new sha256 in tests/data/quick_outputs.sha256 in the same commit")
+    diff = manifest.compare(quick_build, manifest.read(MANIFEST))
+    assert not diff["added"] and not diff["missing"], (
+        f"outputs added or missing: {diff}; update tests/data/quick_outputs.sha256 on purpose")
+    assert not diff["changed"], (f"quick-fidelity outputs changed: {diff['changed']}; if the change is deliberate, "
+                                 "rebuild and record the new sha256 in tests/data/quick_outputs.sha256 in the same "
+                                 "commit (python -m duelbench.report.manifest write ...)")
