@@ -126,7 +126,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
         )
     out["algorithms"] = algorithms
     if provides(*DATASET_REGISTRY):
-        out["datasets"] = [str(d) for d in _load(*DATASET_REGISTRY)()]
+        info = _load(DATASET_REGISTRY[0], "dataset_info")
+        out["datasets"] = [{"name": str(d), "K": int(info(d).K), "needs_mslr": bool(info(d).needs_mslr)}
+                           for d in _load(*DATASET_REGISTRY)()]
     if args.json:
         print(json.dumps(out, indent=2, sort_keys=True))
         return 0
@@ -140,7 +142,8 @@ def _cmd_list(args: argparse.Namespace) -> int:
     if "datasets" in out:
         print(f"datasets ({len(out['datasets'])}):")
         for d in out["datasets"]:
-            print(f"  {d}")
+            mslr = "  (needs the MSLR data: duelbench fetch-data)" if d["needs_mslr"] else ""
+            print(f"  {d['name']:<32} K={d['K']:<4d}{mslr}")
     return 0
 
 
@@ -150,9 +153,9 @@ def _build_run(p: argparse.ArgumentParser):
         "dataset",
         help="registered dataset name, or a .npy/.npz/.csv file holding a K×K preference matrix",
     )
-    p.add_argument("-T", "--horizon", type=int, required=True, help="time steps per run")
-    p.add_argument("-R", "--runs", type=int, default=10, help="independent runs (default 10)")
-    p.add_argument("--seed", type=int, default=0, help="global seed (default 0)")
+    p.add_argument("-T", "--horizon", type=_at_least(1), required=True, help="time steps per run")
+    p.add_argument("-R", "--runs", type=_at_least(1), default=10, help="independent runs (default 10)")
+    p.add_argument("--seed", type=_at_least(0), default=0, help="global seed, an integer ≥ 0 (default 0)")
     p.add_argument(
         "-p",
         "--param",
@@ -161,10 +164,33 @@ def _build_run(p: argparse.ArgumentParser):
         metavar="NAME=VALUE",
         help="algorithm parameter overriding its default (repeatable)",
     )
-    p.add_argument("--kind", default=None, help="regret definition to print (default: the result's .regret)")
+    p.add_argument("--kind", default=None, type=_regret_kind,
+                   help="regret definition to print: copeland, copeland_zoghi, copeland_wu or condorcet "
+                        "(default: copeland)")
     p.add_argument("--points", type=int, default=12, help="checkpoints to print (default 12; 0 = all)")
-    p.add_argument("-o", "--out", type=Path, default=None, help="also save the full result to this .npz file")
+    p.add_argument("-o", "--out", type=Path, default=None,
+                   help="also save the full result to this file (.npz is appended if missing)")
     return _cmd_run
+
+
+def _at_least(low: int):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer ≥ {low}, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer ≥ {low}, got {value}")
+        return value
+
+    return parse
+
+
+def _regret_kind(text: str) -> str:
+    kinds = _load("duelbench.engine.result", "RECORDED_KINDS")
+    if text not in kinds:
+        raise argparse.ArgumentTypeError(f"unknown regret kind {text!r}; choose from {', '.join(kinds)}")
+    return text
 
 
 def _parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -177,30 +203,64 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
     return params
 
 
+MATRIX_SUFFIXES = (".npy", ".npz", ".csv", ".txt")
+
+
 def _matrix_argument(dataset: str):
-    """A dataset name is passed through; an existing matrix file is read into an array."""
+    """A dataset name is passed through; a matrix file (by its suffix or a path separator) is read
+    into an array, with an error naming the file and the expected format when it cannot be."""
     path = Path(dataset)
-    if path.suffix.lower() not in {".npy", ".npz", ".csv", ".txt"} or not path.is_file():
+    if path.suffix.lower() not in MATRIX_SUFFIXES and "/" not in dataset:
         return dataset
+    if not path.is_file():
+        raise FileNotFoundError(f"matrix file {dataset} not found (a dataset is a registered name, see "
+                                f"`duelbench list`, or a {'/'.join(MATRIX_SUFFIXES)} file)")
     import numpy as np
 
     suffix = path.suffix.lower()
-    if suffix == ".npy":
-        return np.load(path, allow_pickle=False)
-    if suffix == ".npz":
-        with np.load(path, allow_pickle=False) as z:
-            if len(z.files) != 1:
-                raise ValueError(f"{path} holds arrays {z.files}; expected exactly one matrix")
-            return z[z.files[0]]
-    return np.loadtxt(path, delimiter="," if suffix == ".csv" else None)
+    try:
+        if suffix == ".npy":
+            return np.load(path, allow_pickle=False)
+        if suffix == ".npz":
+            with np.load(path, allow_pickle=False) as z:
+                if len(z.files) != 1:
+                    raise ValueError(f"it holds arrays {z.files}; expected exactly one matrix")
+                return z[z.files[0]]
+        return np.loadtxt(path, delimiter="," if suffix == ".csv" else None, ndmin=2)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ValueError(f"cannot read a preference matrix from {dataset}: {exc}. Expected a K×K array of "
+                         "probabilities p_ij (numpy.save for .npy/.npz; one row per arm, comma-separated, for "
+                         ".csv)") from None
+
+
+#: Above this many arms, ``run`` warns about memory: the engine holds K×K float64 tables (the
+#: preference matrix, one regret table per regret kind, and their relabelled copies per run),
+#: about ``BYTES_PER_PAIR`` bytes per ordered pair.
+LARGE_K = 2000
+BYTES_PER_PAIR = 16 * 8
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     import numpy as np
 
-    simulate = _load(*SIMULATE)
+    import time
+
     params = _parse_params(args.param)
-    result = simulate(args.algorithm, _matrix_argument(args.dataset), args.horizon, args.runs, seed=args.seed, **params)
+    matrix = _matrix_argument(args.dataset)
+    K = int(_load(DATASET_REGISTRY[0], "dataset_info")(matrix).K if isinstance(matrix, str) else np.shape(matrix)[0])
+    if K > LARGE_K:
+        print(f"duelbench run: warning: K = {K} arms: the per-pair tables (preferences and regret, relabelled "
+              f"per run) take at least {BYTES_PER_PAIR * K * K / 1e9:.1f} GB of memory, whatever the horizon",
+              file=sys.stderr)
+    start = time.perf_counter()
+
+    def progress(done: int, total: int) -> None:
+        elapsed = time.perf_counter() - start
+        if elapsed > 2.0:  # quiet for short runs, a line per finished run for long ones
+            print(f"  run {done}/{total} done ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+
+    simulate = _load(*SIMULATE)
+    result = simulate(args.algorithm, matrix, args.horizon, args.runs, seed=args.seed, progress=progress, **params)
     regret = np.asarray(result.regret if args.kind is None else result.regret_of(args.kind), dtype=float)
     checkpoints = np.asarray(result.checkpoints)
     mean = regret.mean(axis=0)
@@ -214,12 +274,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     for i in idx:
         print(f"{int(checkpoints[i]):>12d}  {mean[i]:>18.4f}  {se[i]:>12.4f}")
     if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        if hasattr(result, "to_npz"):
-            result.to_npz(args.out)
-        else:
-            np.savez(args.out, checkpoints=checkpoints, regret=regret)
-        print(f"saved {args.out}")
+        out = args.out if args.out.suffix == ".npz" else args.out.with_name(args.out.name + ".npz")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        result.to_npz(out)
+        print(f"saved {out}")
     return 0
 
 

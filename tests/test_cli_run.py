@@ -1,0 +1,91 @@
+"""``duelbench run`` and ``duelbench list`` as a new user meets them: bad input gets one line
+naming the option or file and the fix, before any simulation; long runs show progress."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from duelbench import cli
+
+P3 = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
+
+
+@pytest.fixture()
+def no_simulation(monkeypatch):
+    """Fail the test if the command gets as far as simulating."""
+    real = cli._load
+
+    def load(module, name):
+        if (module, name) == cli.SIMULATE:
+            raise AssertionError("simulated although the input was invalid")
+        return real(module, name)
+
+    monkeypatch.setattr(cli, "_load", load)
+
+
+def _err(capsys) -> str:
+    return capsys.readouterr().err
+
+
+def test_missing_matrix_file_is_named(tmp_path, capsys, no_simulation):
+    missing = tmp_path / "nope.npy"
+    assert cli.main(["run", "random", str(missing), "-T", "10"]) == 2
+    err = _err(capsys)
+    assert f"matrix file {missing} not found" in err and "unknown dataset" not in err
+
+
+def test_empty_npy_and_bad_csv_name_the_file_and_the_format(tmp_path, capsys, no_simulation):
+    empty = tmp_path / "empty.npy"
+    empty.write_bytes(b"")
+    assert cli.main(["run", "random", str(empty), "-T", "10"]) == 2
+    err = _err(capsys)
+    assert f"cannot read a preference matrix from {empty}" in err and "numpy.save" in err
+    bad = tmp_path / "bad.csv"
+    bad.write_text("0.5,0.6\n0.4,zero\n")
+    assert cli.main(["run", "random", str(bad), "-T", "10"]) == 2
+    err = _err(capsys)
+    assert f"from {bad}" in err and "comma-separated" in err
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--seed", "-1"], "--seed"), (["-T", "0"], "--horizon"), (["-R", "x"], "--runs"), (["--kind", "borda"], "--kind"),
+])
+def test_bad_options_are_named_before_simulating(tmp_path, capsys, no_simulation, argv, option):
+    np.save(tmp_path / "P.npy", P3)
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "10", *argv])
+    assert exc.value.code == 2
+    assert option in _err(capsys)
+
+
+def test_out_names_the_file_written(tmp_path, capsys):
+    np.save(tmp_path / "P.npy", P3)
+    assert cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "20", "-R", "2", "-o", str(tmp_path / "res")]) == 0
+    assert f"saved {tmp_path / 'res.npz'}" in capsys.readouterr().out
+    assert (tmp_path / "res.npz").is_file() and not (tmp_path / "res").exists()
+
+
+def test_long_runs_report_progress_and_large_k_warns(tmp_path, capsys, monkeypatch):
+    import time
+
+    np.save(tmp_path / "P.npy", P3)
+    clock = iter(range(0, 1000, 5))
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))
+    monkeypatch.setattr(cli, "LARGE_K", 2)
+    assert cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "20", "-R", "2"]) == 0
+    err = _err(capsys)
+    assert "run 1/2 done" in err and "run 2/2 done" in err
+    assert "K = 3 arms" in err and "GB of memory" in err
+
+
+def test_list_shows_k_per_dataset(capsys):
+    import json
+
+    from duelbench.data.registry import dataset_info
+
+    assert cli.main(["list", "--json"]) == 0
+    datasets = json.loads(capsys.readouterr().out)["datasets"]
+    assert datasets and all(d["K"] == dataset_info(d["name"]).K for d in datasets)
+    assert cli.main(["list"]) == 0
+    assert "K=5" in capsys.readouterr().out  # e.g. the printed 5-arm matrices
