@@ -32,3 +32,31 @@ def test_status_through_the_cli_and_its_errors(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "checks.csv" in err and "'maybe'" in err
     assert not (tmp_path / "replication_status.csv").exists()  # nothing half-written
+
+
+def test_status_records_the_checks_fidelity_and_leaves_an_up_to_date_table_alone(checkout, tmp_path, capsys):
+    import json
+
+    for path in sorted((checkout / "figures").glob("*/checks.csv")):
+        (tmp_path / path.parent.name).mkdir()
+        shutil.copy(path, tmp_path / path.parent.name / "checks.csv")
+    assert main(["--figures", str(tmp_path)]) == 0
+    side = tmp_path / "replication_status.csv.json"
+    assert json.loads(side.read_text())["content"]["config"]["fidelity"] == "paper"  # not null
+    before = (side.read_bytes(), side.stat().st_mtime_ns)
+    capsys.readouterr()
+    assert main(["--figures", str(tmp_path)]) == 0
+    assert "up to date" in capsys.readouterr().err
+    assert (side.read_bytes(), side.stat().st_mtime_ns) == before  # provenance not rewritten
+
+
+def test_status_refuses_checks_of_mixed_fidelities(checkout, tmp_path, capsys):
+    papers = sorted((checkout / "figures").glob("*/checks.csv"))
+    for n, path in enumerate(papers):
+        (tmp_path / path.parent.name).mkdir()
+        text = path.read_text()
+        if n == 0:
+            text = text.replace(",paper,", ",quick,")
+        (tmp_path / path.parent.name / "checks.csv").write_text(text)
+    assert main(["--figures", str(tmp_path)]) == 2
+    assert "different fidelities" in capsys.readouterr().err

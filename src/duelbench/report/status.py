@@ -101,6 +101,20 @@ def status_table(checks_paths: Sequence[str], fidelity: str | None = None) -> li
     return rows
 
 
+def checks_fidelity(checks_paths: Sequence[str]) -> str | None:
+    """The one fidelity the ``checks.csv`` files were built at (their ``fidelity`` column);
+    ValueError naming the files when they mix fidelities."""
+    found = {}
+    for path in checks_paths:
+        for row in read_csv_rows(path):
+            if row.get("fidelity"):
+                found.setdefault(row["fidelity"], set()).add(os.fspath(path))
+    if len(found) > 1:
+        raise ValueError("the checks.csv files were built at different fidelities: "
+                         + "; ".join(f"{f}: {', '.join(sorted(p))}" for f, p in sorted(found.items())))
+    return next(iter(found), None)
+
+
 def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelity: str | None = None,
                              log: str | None = None) -> list[dict]:
     """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
@@ -109,6 +123,7 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
     paths = sorted(os.fspath(p) for p in checks_paths)
+    fidelity = fidelity or checks_fidelity(paths)
     with log_to(log), Timer() as t:
         rows = status_table(paths, fidelity)
         write_status_csv(rows, out_path)
@@ -117,6 +132,20 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     write_sidecar(out_path, inputs=paths, config={"fidelity": fidelity, "columns": list(STATUS_COLUMNS)},
                   extra={"papers": sorted({r["paper"] for r in rows}), "rows": len(rows)}, **t.as_kwargs())
     return rows
+
+
+def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None) -> bool:
+    """Whether ``out`` (with a sidecar) already holds the table of ``paths``: then nothing is
+    rewritten, so a committed table and its provenance stay untouched."""
+    import tempfile
+
+    if not (os.path.isfile(out) and os.path.isfile(out + ".json")):
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = os.path.join(tmp, "status.csv")
+        write_status_csv(status_table(paths, fidelity or checks_fidelity(paths)), probe)
+        with open(probe, "rb") as a, open(out, "rb") as b:
+            return a.read() == b.read()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -137,6 +166,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = args.out or os.path.join(args.figures, "replication_status.csv")
     try:
+        if _up_to_date(paths, out, args.fidelity):
+            print(f"{out} is up to date with the checks.csv files: left as it is (and its sidecar)", file=sys.stderr)
+            return 0
         rows = write_replication_status(paths, out, fidelity=args.fidelity)
     except (OSError, ValueError, KeyError) as exc:
         print(f"duelbench status: error: {exc}", file=sys.stderr)
