@@ -59,9 +59,11 @@ data: $(STAMP)
 	$(RUN) $(BIN)/snakemake --cores 1 --quiet rules -- data
 
 figures: data
+	$(RUN) $(BIN)/duelbench config-check --snakemake-args "$(SNAKEMAKE_ARGS)"
 	$(RUN) $(BIN)/snakemake --cores $(CORES) --config archive=$(ARCHIVE) $(SNAKEMAKE_ARGS)
 
 quick: $(STAMP)
+	$(RUN) $(BIN)/duelbench config-check --snakemake-args "$(SNAKEMAKE_ARGS)"
 	$(RUN) $(BIN)/snakemake --cores $(CORES) --profile config/profiles/quick $(SNAKEMAKE_ARGS)
 
 test: $(STAMP)

@@ -8,6 +8,7 @@ Subcommands::
     duelbench fetch-data ...                  -> duelbench.data.mslr.main_fetch(argv)
     duelbench check ...                       -> duelbench.report.checks.main(argv)
     duelbench status ...                      -> duelbench.report.status.main(argv)
+    duelbench config-check ...                -> duelbench.experiments.config_check.main(argv)
 
 A subcommand is offered only when the code behind it is part of the installed package: the
 CLI looks for the backing function in the module's source without importing it, so
@@ -317,6 +318,12 @@ COMMANDS: tuple[Command, ...] = (
         "put finished simulation shards into the results archive; check and size it",
         requires=(("duelbench.engine.archive_cli", "main"),),
         delegate=("duelbench.engine.archive_cli", "main"),
+    ),
+    Command(
+        "config-check",
+        "check workflow configuration files (YAML errors with file and line, then the schema)",
+        requires=(("duelbench.experiments.config_check", "main"),),
+        delegate=("duelbench.experiments.config_check", "main"),
     ),
     Command(
         "status",
