@@ -112,7 +112,8 @@ def readme_section(title: str) -> str:
 def test_readme_quick_start_commands_are_make_targets():
     section = readme_section("Quick start")
     blocks = re.findall(r"```(?:sh|bash|console)?\n(.*?)```", section, flags=re.S)
-    commands = [ln.strip() for b in blocks for ln in b.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    commands = [ln.split("#", 1)[0].strip() for b in blocks for ln in b.splitlines()
+                if ln.strip() and not ln.strip().startswith("#")]
     assert commands == ["make figures", "make test"]
     targets = makefile_targets()
     for cmd in commands:
