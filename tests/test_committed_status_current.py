@@ -1,0 +1,57 @@
+"""The committed results were produced under the current published-number registry and
+configuration: a check added, removed or redeclared in ``data/published/<paper>.yaml`` (its
+statistic, published value, tolerance, gate, test, item or wording), or a changed setting of the
+experiment, makes this fail until the paper's outputs are rebuilt and committed with it. Comments
+in the registry do not count. ``replication_status.csv`` must come from the committed checks.csv."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from duelbench.report.checks import CheckResult, load_registry
+
+CHECKOUT = Path(__file__).resolve().parent.parent
+FIGURES = CHECKOUT / "figures"
+PAPERS = sorted(p.parent.name for p in FIGURES.glob("*/checks.csv"))
+DECLARED = ("claim_id", "kind", "item", "description", "published", "tolerance", "gate", "test", "statistic")
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_committed_checks_declare_what_the_registry_declares(paper):
+    registry = load_registry(CHECKOUT / "data" / "published" / f"{paper}.yaml")
+    committed = {r["claim_id"]: r for r in _rows(FIGURES / paper / "checks.csv")}
+    declared = {c["id"]: CheckResult(check=c, outcome="", reproduced=None, evidence="", fidelity="paper").row()
+                for c in registry["checks"]}
+    assert sorted(committed) == sorted(declared), "checks added to or removed from the registry since the build"
+    stale = [f"{cid}.{col}: committed {committed[cid][col]!r}, registry {str(declared[cid][col])!r}"
+             for cid in declared for col in DECLARED if committed[cid][col] != str(declared[cid][col])]
+    assert not stale, stale
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_committed_checks_were_built_with_the_current_settings(paper):
+    import duelbench.experiments as dbx
+    from duelbench.experiments.contract import plan
+
+    with open(CHECKOUT / "config" / "config.yaml") as fh:
+        config = dbx.check_config(yaml.safe_load(fh))
+    recorded = json.loads((FIGURES / paper / "checks.csv.json").read_text())["content"]["config"]
+    current = json.loads(json.dumps(plan(config, paper).step("checks").settings, default=str))
+    changed = sorted(k for k in set(recorded) | set(current) if recorded.get(k) != current.get(k))
+    assert not changed, f"settings changed since {paper}'s checks were built: {changed}"
+
+
+def test_status_comes_from_the_committed_checks():
+    from duelbench.provenance.sidecar import file_sha256
+
+    inputs = json.loads((FIGURES / "replication_status.csv.json").read_text())["content"]["inputs"]
+    used = {Path(i["path"]).parent.name: i["sha256"] for i in inputs}
+    assert used == {p: file_sha256(FIGURES / p / "checks.csv") for p in PAPERS}
