@@ -7,6 +7,8 @@ asserts, for each paper, that
 * every check declared in ``data/published/<paper>.yaml`` appears in ``checks.csv``;
 * every check whose gate is asserted at quick fidelity (``asserted == True``) passes;
 * ``replication_status.csv`` lists the paper;
+* no check that passed at the blessed state (``tests/data/quick_blessed_outcomes.json``) stops
+  passing (a replication regression, reported separately from a changed checksum);
 * every output is byte-identical to the committed manifest ``tests/data/quick_outputs.sha256``
   (timing tables and provenance sidecars aside: they record the machine and the time), so any
   change of a result, also through a refactoring, is seen and recorded on purpose.
@@ -29,6 +31,8 @@ CHECKOUT = Path(__file__).resolve().parent.parent
 PAPERS = ("komiyama2016", "zoghi2015")
 FIGURES = CHECKOUT / "results" / "quick" / "figures"
 MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
+#: Outcome of every check at the last blessed quick build (re-blessed on purpose only).
+BLESSED = CHECKOUT / "tests" / "data" / "quick_blessed_outcomes.json"
 
 # The quick build takes about 5 minutes on an idle 2-core machine; a busy one needs more.
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -68,3 +72,17 @@ def test_quick_outputs_match_the_committed_manifest(quick_build):
     assert not diff["changed"], (f"quick-fidelity outputs changed: {diff['changed']}; if the change is deliberate, "
                                  "rebuild and record the new sha256 in tests/data/quick_outputs.sha256 in the same "
                                  "commit (python -m duelbench.report.manifest write ...)")
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_no_check_that_passed_when_blessed_stops_passing(quick_build, paper):
+    """Replication regression: a check that passed at the blessed state and no longer passes
+    (whatever its gate) fails here, naming it; re-bless tests/data/quick_blessed_outcomes.json
+    only on purpose, in the commit that explains the change."""
+    import json
+
+    blessed = json.loads(BLESSED.read_text())["outcomes"][paper]
+    now = {r["claim_id"]: r["outcome"] for r in read_csv_rows(quick_build / paper / "checks.csv")}
+    regressed = sorted(f"{cid}: pass -> {now.get(cid, 'missing')}" for cid, o in blessed.items()
+                       if o == "pass" and now.get(cid) != "pass")
+    assert not regressed, regressed
