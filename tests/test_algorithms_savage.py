@@ -32,8 +32,9 @@ EASY_TIED_LOSERS[1, 3], EASY_TIED_LOSERS[3, 1] = 0.505, 0.495
 
 
 class ReferenceSavage:
-    """SAVAGE as written (komiyama2016.md §2.7): the least-sampled pair of W, then both removal
-    tests re-evaluated on every pair of W from scratch after each sample."""
+    """SAVAGE as written in the :mod:`duelbench.algorithms.savage` docstring: the least-sampled
+    pair of W, then both removal tests re-evaluated on every pair of W from scratch after each
+    sample."""
 
     def __init__(self, K, T):
         self.K = K

@@ -136,7 +136,7 @@ def test_orderings_on_random_matrices():
 
 
 def test_delta_star_alternative_formula():
-    """Delta*_i = 1/2 - (L_C+1)-th smallest p_ij over j (zoghi2015.md §2 item 3; 001:L566-L568)."""
+    """Delta*_i = 1/2 - (L_C+1)-th smallest p_ij over j (Definition 3.3, 001:L163; L566-L568)."""
     for P in RANDOM:
         q = ccb_quantities(P)
         for i in range(q.K):

@@ -1,4 +1,4 @@
-"""ECW-RMED constant C^{E*} and target R^{E*} (paper 000 Theorems 4–5, L202–L232; note §3.3).
+"""ECW-RMED constant C^{E*} and target R^{E*} (paper 000 Theorems 4–5, L202–L232; Appendix E).
 
 The closed form of :mod:`duelbench.bounds.ecw` is checked against a brute-force LP of R^E with
 every subset of constraint (5) enumerated (HiGHS), on the paper's matrices and on random
@@ -147,7 +147,7 @@ def test_theorem5_equals_enumerated_lp6(seed):
 
 
 def test_theorem5_k0_is_the_cheapest_single_arm():
-    # corrected k = 0 case (note §3.3): the one constraint Σ_{j∈𝒪} e_j ≥ 1 costs min_j c_j
+    # k = 0 case of (6) (L224): the one constraint Σ_{j∈𝒪} e_j ≥ 1 costs min_j c_j
     c = np.array([0.5, 2.0, 3.0])
     h = np.zeros(1, dtype=np.int64)
     assert theorem5(c, 3, 0, h) == 0.5 and h[0] == 1
@@ -210,7 +210,8 @@ def test_target_point_is_feasible_and_optimal(name):
 
 @pytest.mark.parametrize("name", ["cyclic", "sushi", "arxiv", "mslr5_condorcet_printed"])
 def test_condorcet_identity(name):
-    # note §3.3: with a Condorcet winner (5) is vacuous, C^{E*} = Σ_j (L_j / (2(K−1))) / d_1j
+    # derived (see duelbench.bounds.ecw): with a Condorcet winner (5) is vacuous,
+    # C^{E*} = Σ_j (L_j / (2(K−1))) / d_1j
     P = _load(name)
     consts = ecw_constants(P)
     (w,) = consts
@@ -237,7 +238,8 @@ def test_condorcet_identity_on_random_matrices():
 
 
 def test_multisol_winners_share_one_constant():
-    # claim C6: three Copeland winners with identical constants (argmin not unique)
+    # paper 000 L285, L301 (check multisol_three_winners): three Copeland winners with identical
+    # constants (argmin not unique)
     consts = ecw_constants(_load("multisol"))
     assert sorted(consts) == [0, 1, 2]
     values = list(consts.values())
@@ -247,7 +249,7 @@ def test_multisol_winners_share_one_constant():
 def test_gap_uses_the_corrected_k0_case():
     # Gap, candidate arm 1 (index 0), L = (1, 2, 2, 3, 2).  Row i2 = arm 5 (index 4) beats arm 1,
     # so 𝒪 = Ô_5 = {arms 2, 3}, need = L_5 − L_1 + 1 = 2 = |𝒪|: k = 0 and the single
-    # constraint e_2 + e_3 ≥ 1 costs min(c_2, c_3), not c_2 + c_3 (note §3.3, corrected)
+    # constraint e_2 + e_3 ≥ 1 costs min(c_2, c_3), not c_2 + c_3 ((6) with k = 0, L224)
     P = _load("gap")
     assert list(losses(P)) == [1, 2, 2, 3, 2]
     lp, q = ecw_lp_bruteforce(P, 0)

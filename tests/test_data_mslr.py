@@ -4,7 +4,8 @@
   matrix has no Condorcet winner; with the navigational and perfect models it has one.
 * The 5-arm matrices printed in Komiyama et al. 2016 (paper 000), Table 3(e)(f), lines 433-445,
   are submatrices of the informational matrix up to rounding to 3 decimals (0.0005), allowing the
-  correction of entry (4,2) of Table 3(e) (komiyama2016.md section 7 E1).
+  correction of entry (4,2) of Table 3(e) (printed 0.276 at line 436, but mu_24 = 0.727 at
+  line 434).
 
 Needs the MSLR files: the ``mslr_mirror`` fixture (conftest) resolves ``$DUELBENCH_DATA_MIRROR``
 or ``<checkout>/../shared/data/mslr`` and skips otherwise.
@@ -20,7 +21,8 @@ from duelbench.data import mslr, paper_matrices, registry
 ROUND_TOL = 0.0005 + 1e-9
 
 # Full-precision values of the 5-arm Condorcet matrix as published in Wu & Liu's public code
-# (file MSLR_Informational_5_Condorcet.txt; quoted in the implementer notes wu2016_dts.md section 4.2).
+# (file DuelingBandit/data/MSLR_Informational_5_Condorcet.txt of
+# https://github.com/HuasenWu/DuelingBandits).
 WU_LIU_CONDORCET = np.array(
     [
         [0.5, 0.53519466, 0.6125935, 0.75696008, 0.76547422],
@@ -95,7 +97,7 @@ def test_printed_matrices_are_rounded_submatrices(pmats, full_name, printed_name
     doc = paper_matrices.read_provenance(full_name)
     idx = doc["ranker_indices"]
     P = pmats[doc["parent"]]
-    T = _printed(printed_name)  # with the E1 correction applied
+    T = _printed(printed_name)  # with the Table 3(e) correction (4,2): 0.276 -> 0.273 applied
     sub = P[np.ix_(idx, idx)]
     dev = paper_matrices.submatrix_deviation(P, idx, T)
     assert dev <= ROUND_TOL

@@ -23,7 +23,7 @@ from duelbench.problems.winners import (
     von_neumann_winner,
 )
 
-# Matrices typed from komiyama2016.md §4 (paper 000 Tables 2 and 3).
+# Matrices typed from paper 000 Tables 2 and 3 (L139-L143, L389-L445).
 CYCLIC = [  # Table 2, L139-143
     [0.5, 0.6, 0.6, 0.6],
     [0.4, 0.5, 0.9, 0.1],
@@ -52,7 +52,7 @@ ARXIV = [  # Table 3(d), L424-429 (contains the tie p_46 = 0.50)
     [0.39, 0.42, 0.49, 0.46, 0.50, 0.51],
     [0.39, 0.40, 0.44, 0.50, 0.49, 0.50],
 ]
-MSLR5_CONDORCET = [  # Table 3(e), L433-437, with the E1 correction p_42 = 0.273
+MSLR5_CONDORCET = [  # Table 3(e), L433-437, with p_42 = 0.273 (printed 0.276; p_24 = 0.727)
     [0.5, 0.535, 0.613, 0.757, 0.765],
     [0.465, 0.5, 0.580, 0.727, 0.738],
     [0.387, 0.420, 0.5, 0.659, 0.669],

@@ -1,8 +1,8 @@
 """CCB — Copeland Confidence Bound (Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, Algorithm 1).
 
-Transcribed from Algorithm 1 of the arXiv full version (paper 001 L82–111; note
-``zoghi2015.md`` §4.1), α = 0.51 as in Komiyama et al. (2016) L305.  Algorithm line k is at
-paper line L(82 + k) for k = 1..9 (9A: L94, 9B: L98, 9C: L102) and L(94 + k) for k = 10..15::
+Transcribed from Algorithm 1 of the arXiv full version (paper 001 L82–111), α = 0.51 as in
+Komiyama et al. (2016) L305.  Algorithm line k is at paper line L(82 + k) for k = 1..9
+(9A: L94, 9B: L98, 9C: L102) and L(94 + k) for k = 10..15::
 
      1  W ← 0                                                                   (L83)
      2  B ← [K]                     (potential Copeland winners)                (L84)
@@ -30,10 +30,10 @@ Decisions on the ambiguities
 ----------------------------
 * **Unexplored pairs (line 6).**  The paper gives no value for N_ij = 0.  The suite's one
   convention "x/0 := 1" of :mod:`duelbench.stats.bounds` (RUCB's, applied to both ratios) is
-  used: ``u = 2``, ``l = 0``.  The note ``zoghi2015.md`` §4.1 item 1 recommends u = 1 instead;
-  both give the same answer to every comparison with 1/2 (u ≥ 1/2 and l ≤ 1/2: an unexplored
+  used: ``u = 2``, ``l = 0``.  The other natural convention, ``u = 1``, ``l = 0``, gives the
+  same answer to every comparison with 1/2 (u ≥ 1/2 and l ≤ 1/2: an unexplored
   pair is unresolved, counts in Cpld_up and not in Cpld_lo, and is admissible in line 13), but
-  they differ in line 13's argmax: with u = 2 no explored opponent beats an unexplored one while
+  the two differ in line 13's argmax: with u = 2 no explored opponent beats an unexplored one while
   α ln t ≤ 1 (t ≤ 7 at α = 0.51), and afterwards only explored pairs with few samples can
   (mû + sqrt(α ln t / n) > 2); with u = 1 every explored opponent with mû_jc > 0 would.
 * **Boundaries (lines 7, 9A, 10, 13).**  Every comparison of a bound with 1/2 is read from the
@@ -43,10 +43,11 @@ Decisions on the ambiguities
   differ only when a bound equals 1/2 to the last bit, see that module's boundary convention;
   9A's ``l_ij > 1/2`` is "i ≻ j"; 9B's ``u_ik < 1/2`` is "k ≻ i"; line 10's
   ``1/2 ∈ [l_ij, u_ij]`` is "pair unresolved"; line 13's ``l_jc ≤ 1/2`` is "not j ≻ c".
-* **Line 13 "B^i"** is read as B^c (the index i is a leftover, note item 2).  If the chosen set
-  is B^c and no j ∈ B^c has l_jc ≤ 1/2 (in particular if B^c = ∅, which is always the case
-  for an arm added in 9C), the set [K] is used instead (note item 2); [K] always contains an
-  admissible arm, c itself (l_cc = 1/2).
+* **Line 13 "B^i"** is read as B^c (L107: no index i is in scope; the opponent is chosen for
+  a_c of line 12, L106).  If the chosen set is B^c and no j ∈ B^c has l_jc ≤ 1/2 (in
+  particular if B^c = ∅, which is always the case for an arm added in 9C), the argmax of L107
+  is undefined and the set [K] is used instead; [K] always contains an admissible arm, c itself
+  (l_cc = 1/2).
 * **Line 13 ties.**  Among the maximisers of u_jc, c (u_cc = 1/2) is removed when another arm
   ties with it ("d is not allowed to equal c"); the remaining maximisers are ordered by arm
   index and one is drawn uniformly (one draw, only if there are several).  An admissible arm j
@@ -54,7 +55,8 @@ Decisions on the ambiguities
   never a maximiser: the argmax over [K] is taken over ``{j : pair (c, j) unresolved} ∪ {c}``
   (the same maximisers, fewer square roots).
 * **9B scope.**  The shortlist rebuild ``B^i ← {k : u_ik < 1/2}`` is applied only to the arms
-  removed from B in that step (note item 4; a third-party code applies it to every arm of B).
+  removed from B in that step (the clause follows "set B_t ← B_t \\ {a_i}" in L98; a
+  third-party code applies it to every arm of B).
   The removal tests use the scores of line 7 (they do not change within a step).  After the
   "B = ∅" reset, 9B is not re-run in the same step (the next step tests the restored B).
   Both resets (9A, and B = ∅ in 9B) restore B, L̄_C and every B^k (paper L94, L98).
@@ -76,13 +78,10 @@ Decisions on the ambiguities
 * Random draws: :func:`duelbench.stats.choice.uniform_index` for uniform choices, one
   ``rng.random()`` per coin.
 
-The note and the paper.  The note's transcription (``zoghi2015.md`` §4.1) agrees with the
-paper line by line; its recommendations (items 2–6) are followed, except item 1 (u = 1 for
-unexplored pairs, see above), where the suite-wide convention is kept.  The summary in
-``komiyama2016.md`` §2.6 first had ``l_ik > 1/2`` in line 7 (since corrected to the paper's
-``≥``, L89); the only remaining departure from the printed ``≥`` is the shared relation's
-boundary convention, which differs only when a bound equals 1/2 exactly.  Everything else
-above is a choice the paper leaves open.
+Departures from the paper.  The listing above follows the paper line by line.  Line 7 prints
+``≥ 1/2`` in both counts (L89); the only departure from it is the shared relation's boundary
+convention, which differs only when a bound equals 1/2 exactly.  Everything else above is a
+choice the paper leaves open.
 
 Incremental bookkeeping and complexity
 --------------------------------------

@@ -1,6 +1,6 @@
 """D-TS — Double Thompson Sampling for Copeland dueling bandits (Wu & Liu, NIPS 2016, Algorithm 1).
 
-Transcribed from Algorithm 1 (paper 004 L272–363; note ``wu2016_dts.md`` §2.1), α = 0.51::
+Transcribed from Algorithm 1 (paper 004 L272–363), α = 0.51::
 
     U, L: RUCB bounds with ln t;  ζ̂_i = #{j ≠ i : u_ij > 1/2}/(K−1);  C = argmax ζ̂
     Phase 1: θ(1)_ij ~ Beta(B_ij + 1, B_ji + 1) for i < j, θ(1)_ji = 1 − θ(1)_ij

@@ -3,7 +3,8 @@
 Paper 000, Algorithm 1 (L145–L190, ECW branch), Section 4.2 (L200–L232); a Copeland-winner
 algorithm scored with the Copeland regret of L71.  Hyper-parameters of the experiments:
 α = 3.0, β = 0.01 (L305); β = 0 ("almost the same results", L289) is the parameter ``beta=0``.
-Specification and open points: note ``komiyama2016.md`` §2.1, §2.2, §3.3, §7 (E13, E14).
+The paper leaves open how test (3) is read, how often line (4) runs and how ``log log t`` is
+guarded at small t (L152, L160); the Decisions below settle these and the other open points.
 As implemented (0-based arms, unordered pairs {a, b} stored as ``min·K + max``)::
 
     L_C, L_R ← {pairs a < b};  L_N ← ∅                                                 (2)
@@ -26,31 +27,32 @@ truth with the ECWB constant); the empirical Copeland structure is
 
 Decisions
 ---------
-1. **Test (3), covering-only reading** (note §2.1 item 1, E13).  Read literally, (3) almost
-   never holds: (4) is an equality and the box ``q ≤ 1/d`` caps ``N/log t``.  Only the
-   covering constraints are tested, (4) read as "≥" and no box: î passes iff
-   (a) ``N_îj d(μ̂_îj) ≥ ln t`` for every ``j ∈ Ĥ_î`` and (b) for every ``i2 ≠ î`` the sum of
-   the ``L̂_{i2} − L̂_î + 1`` smallest values of ``N_{i2 j} d(μ̂_{i2 j})``, ``j ∈ Ô_{i2} \\ {î}``,
-   is ``≥ ln t`` (vacuous when fewer remain).
+1. **Test (3), covering-only reading** (eq. (3), L160; the set ``R^E``, L204).  Read
+   literally, (3) almost never holds: (4) is an equality and the box ``q ≤ 1/d`` caps
+   ``N/log t``.  Only the covering constraints are tested, (4) read as "≥" and no box: î
+   passes iff (a) ``N_îj d(μ̂_îj) ≥ ln t`` for every ``j ∈ Ĥ_î`` and (b) for every ``i2 ≠ î``
+   the sum of the ``L̂_{i2} − L̂_î + 1`` smallest values of ``N_{i2 j} d(μ̂_{i2 j})``,
+   ``j ∈ Ô_{i2} \\ {î}``, is ``≥ ln t`` (vacuous when fewer remain).
 2. **Which set in (3)**: line (8) prints ``R_î`` (the CW-RMED set) for both algorithms; ECW-RMED
-   tests ``R^E_î`` (note §2.1 item 2), the set whose optimum it explores towards (and the one in
-   the proof of Theorem 4).  Since ``R^E ⊆ R`` (L625) this exploits no earlier than ``R`` would.
+   tests ``R^E_î`` (L204), the set whose optimum it explores towards (and the one in the proof
+   of Theorem 4).  Since ``R^E ⊆ R`` (L625) this exploits no earlier than ``R`` would.
 3. **"for some î* ∈ C_cop"** (L8): candidates are tried in increasing index; the first that
    passes is exploited.
-4. **Exact empirical ties** (note §2.1 item 5, E13): an arm with a pair at ``μ̂ = 1/2`` exactly
-   (an unobserved pair included) fails the test — a tie is neither a certified win nor a
-   certified loss, so its losses are not bounded by ``L̂_î`` — and line (4) always draws a tied
-   pair, whatever β.  For β > 0 the second rule is implied by the β-condition (``0 < β/…``); for
-   β = 0 it replaces the strict test ``|μ̂ − 1/2| < 0``, which never fires and lets a tie make a
-   wrong arm the empirical Copeland winner with a vacuous certificate.  A tie in any other row
-   only lowers that arm's ``L̂``, which keeps the certificate sound.
-5. **Line (4) frequency** (note §2.1 item 3, E14): once per iteration of the outer loop, pairs in
-   lexicographic order, each pair's condition evaluated with the current t and counts just
-   before deciding (so a pair drawn by line (4) is drawn once per iteration).
-6. **log log t guard** (note §2.1 item 4): ``β / max(ln ln t, 1)``, i.e. β for t ≤ e^e ≈ 15.2 and
-   ``β / ln ln t`` after (no log of a non-positive number, threshold non-increasing in t);
-   ``α √(ln t)`` is 0 at t = 1.  With this guard, the tie rule and ``μ̂ = 1/2`` for unobserved
-   pairs, the first line-(4) visit draws every pair once.
+4. **Exact empirical ties** (line (4), L152, and β = 0, L289): an arm with a pair at
+   ``μ̂ = 1/2`` exactly (an unobserved pair included) fails the test — a tie is neither a
+   certified win nor a certified loss, so its losses are not bounded by ``L̂_î`` — and line (4)
+   always draws a tied pair, whatever β.  For β > 0 the second rule is implied by the
+   β-condition (``0 < β/…``); for β = 0 it replaces the strict test ``|μ̂ − 1/2| < 0``, which
+   never fires and lets a tie make a wrong arm the empirical Copeland winner with a vacuous
+   certificate.  A tie in any other row only lowers that arm's ``L̂``, which keeps the
+   certificate sound.
+5. **Line (4) frequency** ("Draw all pairs such that …", L152): once per iteration of the outer
+   loop, pairs in lexicographic order, each pair's condition evaluated with the current t and
+   counts just before deciding (so a pair drawn by line (4) is drawn once per iteration).
+6. **log log t guard** (L152; ``log log t ≤ 0`` for t ≤ e): ``β / max(ln ln t, 1)``, i.e. β
+   for t ≤ e^e ≈ 15.2 and ``β / ln ln t`` after (no log of a non-positive number, threshold
+   non-increasing in t); ``α √(ln t)`` is 0 at t = 1.  With this guard, the tie rule and
+   ``μ̂ = 1/2`` for unobserved pairs, the first line-(4) visit draws every pair once.
 7. **"i1 ∈ [C]" in line (11)** (L170) is read as the empirical Copeland winner set
    ``C_cop(μ̂(t))`` (by losses): the true ``[C]`` is unknown to the algorithm and
    ``R^E_{i1}``, ``C^{E*}_{i1}`` are defined for ``i1 ∈ C_cop`` only (L202).
@@ -59,16 +61,17 @@ Decisions
 9. **"q*_ab > N_ab / log t"** (L11) is evaluated as ``e*_ab ln t > N_ab d_ab`` with the
    normalised target ``e* = q* d`` (1 on the pairs of (4), ``1/(h − k)`` on those Theorem 5
    selects): the same inequality multiplied by ``d_ab > 0``, without a division per pair
-   (:func:`duelbench.bounds.ecw.ecw_support_from_rows`).  **d = 0 guards** (note §2.1 item 6):
-   those of :mod:`duelbench.bounds.ecw`; ``d = 0`` on a pair of the target (possible only by
-   underflow) makes it "below target" for every ``t > 1``.
-10. **Fixed orders** (note §2.1 item 7): L_C is traversed in increasing pair id (pairs (i, i)
-    included); L_N is sorted at the end of each pass.  The engine relabels arms at random per
-    run, so the orders carry no information.
-11. **How t counts** (note §2.1 item 8): every draw is one step — line (4) draws, L_C draws and
-    (i, i) draws alike; the run stops at T, possibly mid-pass.  The test after the draw of
-    step t uses the counts including that draw's outcome and ``ln t`` of that step (as in
-    :mod:`duelbench.algorithms.rmed`); line (4) at step t uses the counts before it.
+   (:func:`duelbench.bounds.ecw.ecw_support_from_rows`).  **d = 0 guards** (``1/d``, L204, is
+   infinite at ``μ̂ = 1/2``): those of :mod:`duelbench.bounds.ecw`; ``d = 0`` on a pair of the
+   target (possible only by underflow) makes it "below target" for every ``t > 1``.
+10. **Fixed orders** ("an arbitrarily fixed order", line (5), L153): L_C is traversed in
+    increasing pair id (pairs (i, i) included); L_N is sorted at the end of each pass.  The
+    engine relabels arms at random per run, so the orders carry no information.
+11. **How t counts** ("t ← t + 1 for each draw", lines (4) and (16), L152, L184): every draw
+    is one step — line (4) draws, L_C draws and (i, i) draws alike; the run stops at T,
+    possibly mid-pass.  The test after the draw of step t uses the counts including that draw's
+    outcome and ``ln t`` of that step (as in :mod:`duelbench.algorithms.rmed`); line (4) at
+    step t uses the counts before it.
 
 Caching (per-step cost)
 -----------------------

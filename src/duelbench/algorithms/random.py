@@ -5,7 +5,8 @@
 Decisions
 ---------
 * Both arms are drawn independently and uniformly from [K], so (i, i) has probability 1/K —
-  the convention of the authors' public COLT-2015 library (note ``komiyama2016.md`` §2.3, E15).
+  the convention of the authors' public COLT-2015 library
+  (https://github.com/jkomiyama/duelingbanditlib, ``policy/policy_random.hpp``).
   Its per-step expected Copeland regret is the mean of r over all K² ordered pairs.
 """
 

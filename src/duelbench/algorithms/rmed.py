@@ -1,7 +1,9 @@
 """RMED1 — Relative Minimum Empirical Divergence (Komiyama, Honda, Kashima & Nakagawa, COLT 2015).
 
 A Condorcet-winner algorithm; Komiyama et al. (2016) run it "with the same hyper-parameters as
-in Komiyama et al. (2015a)" (paper 000 L305).  As specified in note ``komiyama2016.md`` §2.4::
+in Komiyama et al. (2015a)" (paper 000 L305), which it does not restate.  As implemented here,
+after the COLT-2015 algorithm and the authors' public library
+(https://github.com/jkomiyama/duelingbanditlib, ``policy/policy_rmed.hpp``)::
 
     Î_i(t) = Σ_{j ∈ Ô_i(t)} N_ij d(mû_ij),   Ô_i(t) = {j ≠ i : mû_ij ≤ 1/2},   î* = argmin_i Î_i
     init: draw every pair (i < j) once;  L_C ← [K], L_R ← [K], L_N ← ∅
@@ -16,8 +18,9 @@ in Komiyama et al. (2015a)" (paper 000 L305).  As specified in note ``komiyama20
 
 Decisions
 ---------
-* f(K) = 0.3·K^1.01 and one initial draw per pair (the authors' public library, note §2.4 and
-  E17); parameters ``f_scale = 0.3``, ``f_exponent = 1.01``.
+* f(K) = 0.3·K^1.01 and one initial draw per pair (the authors' public library: ``kweight =
+  0.3`` times ``pow(K, 1.01)``, and RMED1 draws any pair with ``N_ij = 0`` first); parameters
+  ``f_scale = 0.3``, ``f_exponent = 1.01``.
 * Ô_i uses ``mû_ij ≤ 1/2`` exactly (the library's 0.50001 slack is not used).
 * "Fixed order": increasing arm index (arms are relabelled at random per run by the engine, so
   the order carries no information).  Ties in argmin Î and argmin mû: lowest index, for the

@@ -1,8 +1,8 @@
 """RUCB — Relative Upper Confidence Bound (Zoghi, Whiteson, Munos & de Rijke, ICML 2014).
 
 A Condorcet-winner algorithm, run in this suite on every instance and scored with Copeland
-regret.  Transcribed from the ICML version as specified for Komiyama et al. (2016), note
-``komiyama2016.md`` §2.5 (paper 000 L305: α = 0.51)::
+regret.  Transcribed from the ICML 2014 version, with α = 0.51 as in Komiyama et al. (2016)
+(paper 000 L305)::
 
     U = W/(W+Wᵀ) + sqrt(α ln t / (W+Wᵀ)),  u_ii = 1/2
     C = {c : u_cj ≥ 1/2 ∀ j}
@@ -15,8 +15,9 @@ regret.  Transcribed from the ICML version as specified for Komiyama et al. (201
 
 Decisions
 ---------
-* Variant: the ICML 2014 version (not the arXiv one), as the note recommends; papers 000 and
-  004 do not say which they ran.
+* Variant: the ICML 2014 version (not the arXiv one); papers 000 and 004 do not say which they
+  ran (the authors' COLT-2015 library, https://github.com/jkomiyama/duelingbanditlib, ships
+  both).
 * ``x/0 := 1`` for unobserved pairs gives u = 2 (:mod:`duelbench.stats.bounds`).
 * ``C`` is read from the incremental relation of :mod:`duelbench.stats.confident_beats`
   (``u_cj ≥ 1/2`` ⇔ j does not confidently beat c); the boundary case u = 1/2 is documented

@@ -2,8 +2,8 @@
 
 Run by Komiyama et al. (2016) as "Copeland SAVAGE with δ = 1/T" (paper 000 L305) and by Zoghi
 et al. (2015) as a horizon-dependent baseline (paper 001 L385, L392).  Neither paper restates
-the algorithm; this is the generic SAVAGE explore-then-exploit scheme specialised to the
-Copeland winner, as described in note ``komiyama2016.md`` §2.7 (and ``zoghi2015.md`` §4.5)::
+the algorithm; this is the generic SAVAGE explore-then-exploit scheme of Urvoy et al.
+specialised to the Copeland winner, as implemented here::
 
     W ← all N = K(K−1)/2 unordered pairs {i, j} (the "variables", p_ij for i < j)
     c(n) = sqrt( ln(K(K−1)·T/δ) / (2n) ),  δ = 1/T          (Hoeffding radius)
@@ -23,7 +23,7 @@ Decisions
 ---------
 * Radius constant.  Urvoy et al.'s union bound is over N = K(K−1)/2 variables and T sample
   sizes: ``c(n) = sqrt(ln(2NT/δ)/(2n))``; since 2N = K(K−1) this is exactly
-  ``sqrt(ln(K(K−1)T/δ)/(2n))`` (the note's two forms are equal), i.e. with δ = 1/T
+  ``sqrt(ln(K(K−1)T/δ)/(2n))`` (the two forms are equal), i.e. with δ = 1/T
   ``ln_term = ln(K(K−1)) + 2 ln T`` (natural log), computed once per run.  The test "interval
   excludes 1/2" is :func:`duelbench.stats.hoeffding.hoeffding_side` (strict: an interval end
   exactly on 1/2 does not exclude it).
@@ -33,7 +33,7 @@ Decisions
   differ by at most one, so this rule is exactly a round-robin over W in lexicographic order that
   skips removed pairs; it is implemented as such (O(1) per step, a linked list over W).
 * Removal test ("Indep").  A pair is removed when its interval excludes 1/2, or when *both* of
-  its arms have ``Cpld_up ≤ max_b Cpld_lo`` (the note's "≤"): such an arm can at best tie with an
+  its arms have ``Cpld_up ≤ max_b Cpld_lo`` (non-strict "≤"): such an arm can at best tie with an
   arm whose Copeland score is already certified, so its remaining pairs cannot change *which* arm
   is a Copeland winner.  Cpld_up(a) = K − 1 − #{k : k certainly beats a}, Cpld_lo(b) =
   #{k : b certainly beats k}, "certainly" = the pair's interval excludes 1/2.  Intervals depend

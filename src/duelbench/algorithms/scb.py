@@ -1,7 +1,7 @@
 """SCB — Scalable Copeland Bandits (Zoghi, Karnin, Whiteson & de Rijke, NIPS 2015, Algorithms 2–4).
 
 Transcribed from paper 001 (full version) with the readings declared in
-``data/published/zoghi2015.yaml`` (Z4) and note ``zoghi2015.md`` §4.2–4.4, §9 (E2, D4, D5)::
+``data/published/zoghi2015.yaml`` (Z4; ``docs/zoghi2015.md``) and the decisions below::
 
     Algorithm 3 (L126–131), the squaring trick:
       for r = 1, 2, …:
@@ -24,17 +24,18 @@ Declared readings (Z4; implemented exactly)
 -------------------------------------------
 * reward(i) (L114): the sign of p_ij − 1/2 is decided by an anytime Hoeffding test on the n
   outcomes of (i, j) drawn so far in this call: stop at the first n with
-  ``|p̂_n − 1/2| > sqrt(ln(4K²n²/δ)/(2n))`` and return ``1{p̂_n > 1/2}`` (note §4.2 D4; a union
-  bound over n gives the 1 − δ/K² of L114).  The strict test is
+  ``|p̂_n − 1/2| > sqrt(ln(4K²n²/δ)/(2n))`` and return ``1{p̂_n > 1/2}`` (L114 gives no test;
+  a union bound over n gives its 1 − δ/K²).  The strict test is
   :func:`duelbench.stats.hoeffding.hoeffding_side` with ``log_term = ln(4K²/δ) + 2 ln n``.  Each
   comparison is one time step (regret and T_0).
-* Stopping rule of Algorithm 4 (line 8 with ε = 0 never stops, E2): *top-level separation* —
+* Stopping rule of Algorithm 4 (line 8, L914, never stops with the ε = 0 that Algorithm 3
+  requires, L129: every I_i stays a non-degenerate interval): *top-level separation* —
   with a = argmax_{i∈B} min I_i, stop when every other j ∈ B has
   ``max I_j < min I_a + 1/(K−1)``, or when |B| = 1.
 * Phases T = 2^(2^r), r = 1, 2, … (4, 16, 256, 65 536, 2^32, …); δ = ln(T)/T with the natural
-  log (D5); force-termination after T queries with output argmax_{i∈B} min I_i; each phase
-  restarts from scratch (no samples, intervals or set B are carried over); the experimental
-  horizon truncates the current phase.
+  log (the base is not printed, L129); force-termination after T queries with output
+  argmax_{i∈B} min I_i; each phase restarts from scratch (no samples, intervals or set B are
+  carried over); the experimental horizon truncates the current phase.
 * Intervals I_i are KL intervals (:func:`duelbench.stats.kl_bounds.kl_interval`, d =
   :func:`duelbench.stats.kl.kl_bernoulli`, L903).
 
@@ -49,7 +50,7 @@ Further decisions
   line 9 executed with a given t adds the t-th reward, after which line 10 uses that t in
   ``S_i/t``, ``t · d`` and ``ln(4tK/δ) + 2 ln ln t``.  Line 8 is evaluated after lines 1–5
   (with I_i = [0, 1] it can only stop if |B| = 1) and after each round (after the eliminations
-  of line 11).  Line 2 ("T = 1") is unused (E11).
+  of line 11).  Line 2 ("T = 1", L908) is unused.
 * **ln ln t for t < e^e.**  The printed term 2 ln ln t is used literally for every t ≥ 2: it is
   negative for t = 2 (2 ln ln 2 ≈ −0.73) and lies in (0, 2) for 2 < t < e^e.  The level stays
   positive because ln(4tK/δ) ≥ ln(16 · e) > 0.73 (K ≥ 2, t ≥ 2, δ ≤ 1/e); t = 1 never enters
@@ -68,7 +69,7 @@ Further decisions
   force-termination) takes the lowest index among equal values.
 * **Opponent j.**  Drawn afresh and uniformly from [K] \\ {i} for every reward call (one uniform
   draw: ``uniform_index(K − 1)``, shifted past i); no samples or opponents are reused across
-  calls (note §4.2).  The comparison is recorded as the pair (i, j).
+  calls (as printed, L114).  The comparison is recorded as the pair (i, j).
 * **A reward call cut off** by force-termination or by the horizon is discarded (its
   comparisons count as queries and regret, its outcome never reaches S_i).
 * **Tied pairs (p_ij = 1/2 exactly).**  The test then never decides with probability ≥ 1 − δ/K²;

@@ -36,9 +36,9 @@ a suffix is in paper 001's unit (the bound as printed); the suffix ``_halved`` d
 express it in paper 000's regret unit.
 
 Factor 4 alpha.  ``N^_ij = 4 alpha ln t / (Delta*_ij)^2`` (001:L183) but ``A^(3)`` (001:L226) and
-Remark 9 (001:L220) drop the ``4 alpha`` (zoghi2015.md §9 E6).  The suffix ``_4alpha`` restores
-it with ``alpha`` = CCB's parameter (default 0.51, the value used in paper 000's experiments,
-000:L305).
+Remark 9 (001:L220) drop the ``4 alpha``, although Lemma 8 bounds the draws through sums of
+``N^_ij`` (001:L216).  The suffix ``_4alpha`` restores it with ``alpha`` = CCB's parameter
+(default 0.51, the value used in paper 000's experiments, 000:L305).
 
 ``ccb_a3``                 ``A^(3)`` literally (001:L226): the left-hand coefficient of Theorem 11.
 ``ccb_rhs_def36``          ``2 K (C + L_C + 1) / Delta^2`` with ``Delta`` of Definition 3.6
@@ -46,8 +46,8 @@ it with ``alpha`` = CCB's parameter (default 0.51, the value used in paper 000's
                            **Main variant** (:data:`CCB_MAIN_VARIANT`), see below.
 ``ccb_rhs_cwncw``          same with ``Delta = min_{i <= C < j} Delta_ij`` only, i.e. the gap over
                            Copeland-winner / non-winner pairs without the ``Delta*_min`` term
-                           (the reading of the original Delta in komiyama2016.md §3.4, taken there
-                           from a third-party documentation; larger than or equal to Def. 3.6's).
+                           (a reading of the "original" Delta of paper 000's footnote 2,
+                           000:L263; larger than or equal to Def. 3.6's).
 ``ccb_rhs_globalmin``      same with ``Delta = min_{i != j} |p_ij - 1/2|``: the global minimum gap
                            of 001:L159 (``Delta_min``) and of paper 000's eq. (10) (000:L255),
                            ties included (a tie gives ``Delta = 0`` and an infinite constant).

@@ -1,7 +1,7 @@
 """ECW-RMED's exploration target ``R^{E*}`` and constant ``C^{E*}`` (Komiyama et al. 2016).
 
-Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Section 4.2, lines 202–232; note
-``komiyama2016.md`` §2.2 and §3.3.  Indices are 0-based; ``d(x) = d_KL(x, 1/2)`` is
+Paper 000 (Komiyama, Honda & Nakagawa, ICML 2016), Section 4.2, lines 202–232, and the proof
+of Theorem 5 in Appendix E (L597ff).  Indices are 0-based; ``d(x) = d_KL(x, 1/2)`` is
 :func:`duelbench.stats.kl.kl_to_half`; ``Ô, Ĥ, L̂, L̂^(1), C_cop, r̂`` of a matrix ν are the
 kernels of :mod:`duelbench.stats.copeland`.
 
@@ -14,7 +14,7 @@ The set (L204), for a Copeland winner ``i1 ∈ C_cop(ν)``::
 
 (``q_{j,l_2}`` in the printed (5) is an extraction error for ``q_{j,i2}``),
 ``C^{E*}_{i1} = min_{q ∈ R^E} Σ r̂_ij q_ij`` (L208) and ``R^{E*}`` its minimisers (L212, where
-the printed "= C*_{i1}" is a typo for ``C^{E*}_{i1}``, note E5).  Theorem 4 (L216–L218): ECW-RMED
+the printed "= C*_{i1}" is a typo for ``C^{E*}_{i1}`` of L208).  Theorem 4 (L216–L218): ECW-RMED
 has regret ``min_{i1} C^{E*}_{i1}(μ) log T + o(log T)``.
 
 Closed form (Section 4.2.1, L220–L232; proof in Appendix E, L597ff)
@@ -26,27 +26,30 @@ The constraints (5) for different ``i2`` involve disjoint pairs ``{j, i2}``, ``j
 
 For one row ``i2``: ``𝒪 = Ô_{i2} \\ {i1}``, ``need = L̂_{i2} − L̂_{i1} + 1``, ``k = |𝒪| − need``,
 costs ``c_j = r̂_{j i2} / d_{j i2}`` and ``e_j = q_{j i2} d_{j i2}``; LP (6) (L224, with the
-printed ``|𝒪| = |𝒪| − k`` read as ``|O| = |𝒪| − k``, note E10) is
+printed ``|𝒪| = |𝒪| − k`` read as ``|O| = |𝒪| − k``) is
 ``min Σ c_j e_j`` s.t. ``Σ_{j ∈ O} e_j ≥ 1`` for every ``O ⊆ 𝒪`` with ``|O| = need``.
 
 * ``k < 0``: no constraint, ``V = 0`` and the row's pairs get ``q = 0``.
 * ``k ≥ 0`` (Theorem 5, L228–L232): with ``c_σ1 ≤ … ≤ c_σ|𝒪|``,
   ``V = min_{h ∈ {k+1, …, |𝒪|}} (c_σ1 + … + c_σh) / (h − k)``, attained by
   ``e_σ1 = … = e_σh = 1/(h − k)`` and 0 elsewhere.  The paper states the theorem for
-  ``k > 0`` and calls ``k = 0`` trivial; the same formula covers ``k = 0``: the single
-  constraint ``Σ_{j ∈ 𝒪} e_j ≥ 1`` costs ``min_j c_j`` (``h = 1``: the running mean of sorted
-  costs is non-decreasing) — the corrected ``k = 0`` case of note §3.3 (not ``Σ_j c_j``).
+  ``k > 0`` and calls ``k = 0`` trivial; the same formula covers ``k = 0``: the only subset
+  of size ``|𝒪| − k`` in (6) (L224) is then ``𝒪`` itself, and the single constraint
+  ``Σ_{j ∈ 𝒪} e_j ≥ 1`` costs ``min_j c_j``, not ``Σ_j c_j`` (``h = 1``: the running mean of
+  sorted costs is non-decreasing).
   Since ``|𝒪| ≥ L̂_{i2} − 1`` one always has ``k ≥ L̂^(1) − 2``, so rows with ``k ≥ 0`` exist
   only when ``L̂^(1) ≥ 1``; with a Condorcet winner all of (5) is vacuous and
-  ``C^{E*} = Σ_j (L̂_j / (2(K − 1))) / d_{1j}`` (note §3.3, derived identity).
+  ``C^{E*} = Σ_j (L̂_j / (2(K − 1))) / d_{1j}`` (derived: only (4) remains, and
+  ``r̂_{1j} = L̂_j / (2(K − 1))`` when ``L̂_1 = 0``, L71, L101).
 
 Decisions
 ---------
 * Ties of the optimisation ("ties are broken arbitrarily", L170): costs are sorted by
   (cost, arm index); among minimising ``h`` the smallest is taken.  The Python wrappers and
   ECW-RMED use the same rule, so the target is a function of ν alone.
-* ``d = 0`` guards (note §2.1 item 6): a pair with ``r̂ = 0`` (both arms Copeland winners)
-  costs 0 whatever its divergence; a pair with ``r̂ > 0`` and ``d = 0`` costs ``+inf`` and its
+* ``d = 0`` guards (the box ``[0, 1/d]`` of L204 and the costs ``c_j = r̂/d`` of L222 are
+  undefined at ``d = 0``): a pair with ``r̂ = 0`` (both arms Copeland winners) costs 0
+  whatever its divergence; a pair with ``r̂ > 0`` and ``d = 0`` costs ``+inf`` and its
   target ``q = 1/d`` is ``+inf``.  ``d = 0`` needs ``ν = 1/2`` exactly, which puts the pair
   in neither ``Ô`` nor ``Ĥ``, so it only arises through floating-point underflow of ``d``.
 * Exact ties ``ν_ij == 1/2`` (allowed in data, e.g. ArXiv) count neither as wins nor losses,
@@ -70,12 +73,12 @@ sort is by a total order, so the result does not depend on the previous order.  
 kernels: in numba every array (or tuple of arrays) handed from call to call costs an atomic
 reference-count update, which dominated the per-step cost of a per-row API.
 
-The membership test of Algorithm 1 line 8, eq. (3), is provided in its covering-only reading
-(note §2.1 item 1): ``q ∈ R^E_{i1}`` is tested on the covering constraints only, with (4)
-read as ``q_{i1 j} d_{i1 j} ≥ 1`` and without the box ``q ≤ 1/d``.  The constraints are
-homogeneous, so with the evidence ``E_ij = N_ij d_ij`` the test "``N/log t ∈ R^E``" is
-``covering margin ≥ log t`` (:func:`cover_refresh`, :func:`cover_margins`,
-:func:`covering_margin`).
+The membership test of Algorithm 1 line 8, eq. (3) (L160), is provided in its covering-only
+reading (decision 1 of :mod:`duelbench.algorithms.ecw_rmed`): ``q ∈ R^E_{i1}`` is tested on the
+covering constraints only, with (4) read as ``q_{i1 j} d_{i1 j} ≥ 1`` and without the box
+``q ≤ 1/d``.  The constraints are homogeneous, so with the evidence ``E_ij = N_ij d_ij`` the
+test "``N/log t ∈ R^E``" is ``covering margin ≥ log t`` (:func:`cover_refresh`,
+:func:`cover_margins`, :func:`covering_margin`).
 
 Python-level API: :func:`ecw_constants`, :func:`ecw_constant`, :func:`ecw_target`,
 :func:`in_re_covering` and the independent brute-force LP :func:`ecw_lp_bruteforce`.
@@ -556,7 +559,8 @@ def ecw_target(P, i1: int) -> tuple[float, np.ndarray]:
 
 def in_re_covering(P, q, i1: int, rtol: float = 1e-12) -> bool:
     """Whether the symmetric (K, K) ``q`` satisfies the covering constraints of ``R^E_{i1}(P)``
-    ((4) read as ``q_{i1 j} d_{i1 j} ≥ 1``, (5) as printed, no upper box; note §2.1 item 1).
+    ((4) read as ``q_{i1 j} d_{i1 j} ≥ 1``, (5) as printed, no upper box; decision 1 of
+    :mod:`duelbench.algorithms.ecw_rmed`).
 
     ``rtol`` absorbs the rounding of ``(1/d)·d`` so that :func:`ecw_target`'s own point passes;
     ECW-RMED's test compares integer counts times d with ``log t`` and uses no tolerance.

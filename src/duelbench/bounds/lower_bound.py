@@ -33,7 +33,8 @@ Two exact solution methods
     computed before anything is built and :class:`EnumerationTooLargeError` is raised above
     ``max_constraints``.
 ``method="reformulated"`` (default)
-    A polynomial-size LP with the same optimum (note ``komiyama2016.md`` §3.2).  With
+    A polynomial-size LP with the same optimum (derived below; the paper remarks that the
+    problem can be solved in polynomial time through a separation oracle, L196-L198).  With
     ``x_j = d_{i1 j} q_{i1 j}`` (j in ``H_i1``), ``y_j = d_{i2 j} q_{i2 j}`` (j in ``O_i2 \\
     {i1}``), ``H- = H_i1 \\ {i2}``, ``a = l + 1 - L^(1)`` and ``S_k(z)`` = the sum of the k
     smallest entries of ``z``, the constraints of one ``(i2, l)`` are equivalent to
@@ -75,7 +76,8 @@ D1 (range of l).  Eq. (2) (L97) and Lemma 1 (L85) print ``l in {max(0, L^(1) - 1
     L^(2) + 1 - L^(1) < |H|``; the eq.-(2) constraint ``(i2', L^(2), H'', O = {})`` reads
     ``sum_{H''} x >= 1`` and implies the extra one since all terms are non-negative.  (Tested.)
 D2 (indicator).  ``|O| = max(0, L_i2 - l - 1[i2 in H])`` as in eq. (2) (L97, OCR "1 \\ {...}");
-    the ``1[i1 in H]`` of L492 is a typo (``i1`` is never in ``H_i1``), note E9.
+    the ``1[i1 in H]`` of L492 is a typo (``i1`` is never in ``H_i1``; L85, L97 and L773 have
+    ``1[i2 in H]``).
 D3 (ties, ``mu_ij = 1/2`` for ``i != j``).  The paper assumes none (L65); the ArXiv matrix
     (Table 3(d), L427/L429) has ``mu_46 = 1/2``.  We apply eq. (2) literally: a tied pair is in
     neither ``O_i`` nor ``H_i`` (``L_i`` counts strict losses, so Copeland winners are the arms
@@ -86,7 +88,7 @@ D3 (ties, ``mu_ij = 1/2`` for ``i != j``).  The paper assumes none (L65); the Ar
     matter for ArXiv (the tie is between the non-winners 4 and 6, and breaking it only adds a
     loss to one of them).  :attr:`LowerBoundResult.tied_pairs` lists the ties.
 D4 (logarithm).  ``d`` is the Bernoulli KL divergence in nats (natural log, L83), so the
-    constant multiplies ``ln T`` (Theorem 2, L113; note E22).
+    constant multiplies ``ln T`` (Theorem 2, L113, writes ``log T``).
 D5 (which i1).  ``R_i1`` is defined for ``i1 in C_cop`` only (L95); a non-winner ``i1`` raises
     ``ValueError``.  ``LB = min`` over all Copeland winners (Theorem 2, L113).
 D6 (reported q).  The LP optimum need not be unique (Theorems 3/4 assume uniqueness, L133);
@@ -244,7 +246,8 @@ def _solve(c, A_ub, b_ub, bounds, what: str):
 
 # --------------------------------------------------------------------------- enumerated LP
 def _enumerated_count(D: _Data, i1: int, l_range: str) -> int:
-    """Number of (i2, l, H, O) of eq. (2) for ``i1`` (komiyama2016.md §3.2 'Size')."""
+    """Number of (i2, l, H, O) of eq. (2) (L97) for ``i1``: per ``(i2, l)`` the binomial counts of
+    the subsets H and O of cases A and B in the module docstring."""
     h_all = int(D.beats[i1].sum())
     total = 0
     for i2 in range(D.K):

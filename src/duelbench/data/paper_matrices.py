@@ -8,8 +8,8 @@ Each dataset ``<name>`` has a provenance file ``data/matrices/<name>.yaml``
     paper text (one row per line, comma-separated, ``#`` comment lines), e.g.
     Komiyama et al. (ICML 2016), Table 2 (paper 000, lines 140-143) and
     Table 3(a)-(f) (lines 389-445).  Corrections listed in the YAML (the only
-    one: Table 3(e) entry (4,2), printed 0.276, used 0.273 -- paper 000
-    lines 434/436, implementer notes komiyama2016.md section 7 E1) are applied
+    one: Table 3(e) entry (4,2), printed 0.276, used 0.273 = 1 - 0.727 --
+    paper 000 lines 434/436; see ``mslr5_condorcet_printed.yaml``) are applied
     by :func:`read_printed`, which first checks that the CSV holds the printed
     token.
 

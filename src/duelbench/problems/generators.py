@@ -238,8 +238,9 @@ def copeland_cycle_plus_order(
 
     Paper 001 L397 describes its 500-arm problem only by structure: "3 Copeland winners in a
     cycle, each with Copeland score 498; the other 497 arms have Copeland scores ranging from 0
-    to 496".  The declared reading (``data/generated/zoghi2015.yaml``; note ``zoghi2015.md``
-    §5.4, D6) is built here, deterministically (no randomness), with K = n_winners + n_others:
+    to 496".  The declared reading (``data/generated/zoghi2015.yaml``; reading Z2 of
+    ``docs/zoghi2015.md``) is built here, deterministically (no randomness), with
+    K = n_winners + n_others:
 
     * arms ``0 .. n_winners-1`` are the winners, in a cycle ``p_{k, k+1 mod n} = 1/2 + g_w``;
     * every winner beats every non-winner with ``p = 1/2 + g_wn``;

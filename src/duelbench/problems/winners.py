@@ -232,8 +232,9 @@ def von_neumann_support(P, tol: float = 1e-9, method: str = "union") -> tuple[in
     ----------
     P : PreferenceMatrix or array_like
     tol : float, default 1e-9
-        Mass threshold (see ``method``).  1e-9 is the threshold recommended by
-        the implementer notes for paper 001 Table 1.
+        Mass threshold (see ``method``).  1e-9 is the threshold this suite
+        uses for paper 001 Table 1, which gives none (L433; reading Z6 of
+        ``docs/zoghi2015.md``).
     method : {"union", "solution"}
         ``"union"`` (default): the union of the supports of *all* optimal
         strategies, i.e. every arm ``i`` such that some von Neumann winner puts
@@ -278,12 +279,12 @@ def random_walk_transition_matrix(P, chain: str = "C") -> np.ndarray:
 
     Paper 001 L433 defines the Random Walk (PageRank) winner as "the arm we are
     most likely to visit in some Markov Chain determined by the preference
-    matrix" without giving the chain.  The three chains listed in the
-    implementer notes (zoghi2015.md, Table 1 section) are implemented; in all
-    of them the walk moves from ``i`` towards arms ``j`` that beat ``i``, with
-    weight ``p_ji = 1 - p_ij``.
+    matrix" without giving the chain.  Three candidate chains are
+    implemented; in all of them the walk moves from ``i`` towards arms ``j``
+    that beat ``i``, with weight ``p_ji = 1 - p_ij``.
 
-    ``chain="C"`` (default; the notes' decision, which best fits Table 1)::
+    ``chain="C"`` (default; reading Z6 of ``docs/zoghi2015.md``, chosen with
+    knowledge of Table 1, so its random-walk cells are reported as calibrated)::
 
         S_ij = p_ji / sum_{l != i} p_li   (j != i),    S_ii = 0.
 
@@ -299,10 +300,12 @@ def random_walk_transition_matrix(P, chain: str = "C") -> np.ndarray:
 
         S_ij = p_ji / (K - 1)   (j != i),    S_ii = 1 - sum_{j != i} p_ji / (K - 1).
 
-      The notes report that this chain does not reproduce paper 001 Table 1.
+      It fits paper 001 Table 1 (L435-L440) worst of the three: in the
+      committed results (``figures/zoghi2015/table1_overlap_long.csv``) its
+      three random-walk cells are the farthest from the printed ones.
 
-    Labels "A", "B", "C" follow zoghi2015.md (RW-A, RW-B, RW-C); "RW-C" etc.
-    are accepted too (case-insensitive).
+    Labels "A", "B", "C" are those of ``docs/zoghi2015.md`` (RW-A, RW-B,
+    RW-C); "RW-C" etc. are accepted too (case-insensitive).
     """
     a = square_values(P, min_arms=1)
     ch = _chain_name(chain)
