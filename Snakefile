@@ -39,6 +39,9 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 configfile: os.path.join(CHECKOUT, "config", "config.yaml")
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 
 

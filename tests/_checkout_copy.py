@@ -77,3 +77,21 @@ def run_snakemake(root: Path, *args: str, mirror: Path | None = None, check: boo
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
     return proc
+
+
+def report_html(root: Path, *targets: str, mirror: Path | None = None) -> str:
+    """``snakemake --report`` of ``targets`` in a built copy, as unescaped HTML text."""
+    import html
+
+    out = root / "report.html"
+    run_snakemake(root, "--report", str(out), *targets, mirror=mirror, timeout=600)
+    return html.unescape(out.read_text(encoding="utf-8"))
+
+
+def assert_report_shows_every_item(text: str, plan) -> None:
+    """Every item of ``plan`` is in the report: its title (the caption's heading) and every
+    PNG/CSV file it shows."""
+    missing = [item.id for item in plan.items if item.title not in text]
+    missing += [p for item in plan.items for p in item.outputs
+                if p.endswith((".png", ".csv")) and Path(p).name not in text]
+    assert not missing, f"not in the report: {missing}"

@@ -141,3 +141,16 @@ def test_rebuild_has_nothing_to_do(built):
     root, _, mirror = built
     proc = snakemake(root, mirror, "-n", "komiyama2016", "report")
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_the_report_shows_every_item_with_its_caption(built):
+    """``snakemake --report``: one self-contained HTML page holding every item of the
+    experiment (figure or table) under its caption's title."""
+    from _checkout_copy import assert_report_shows_every_item, report_html
+
+    import duelbench.experiments as dbx
+    from duelbench.experiments.contract import plan
+
+    root, config, mirror = built
+    text = report_html(root, "komiyama2016", mirror=mirror)
+    assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016"))

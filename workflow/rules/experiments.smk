@@ -36,14 +36,21 @@ def step_samples(plan, families):
     return inputs
 
 
+#: Outputs shown in the Snakemake report (`snakemake --report`): figures as PNG, tables as CSV.
+REPORT_SUFFIXES = (".png", ".csv")
+
+
 def step_outputs(plan, step):
-    """Named outputs of a step and their sidecars; figures shown by an item go to the report."""
+    """Named outputs of a step and their sidecars; what an item shows goes to the report, with
+    the item's caption (written from the plan by dbx_contract.write_caption)."""
     shown = {p: item for item in plan.items for p in item.outputs}
     out = {}
     for key, path in step.outputs.items():
         item = shown.get(path)
-        if item is not None and path.endswith(".png"):
-            out[key] = report(path, category=plan.name, labels={"item": item.id, "title": item.title})
+        if item is not None and path.endswith(REPORT_SUFFIXES):
+            caption = dbx_contract.write_caption(plan, item, f"{RESULTS}/{FIDELITY}/report_captions")
+            out[key] = report(path, caption=os.path.abspath(caption), category=plan.name,
+                              subcategory=item.title, labels={"item": item.id, "file": os.path.basename(path)})
         else:
             out[key] = path
         out[f"{key}_meta"] = sidecar(path)

@@ -15,7 +15,7 @@ rule replication_status:
     input:
         _papers_checks,
     output:
-        csv=STATUS_OUT,
+        csv=report(STATUS_OUT, caption="../report/replication_status.rst", category="status"),
         meta=sidecar(STATUS_OUT),
     log:
         f"{RESULTS}/logs/{FIDELITY}/replication_status.log",

@@ -200,6 +200,32 @@ class Plan:
                                       f"not declared (families: {sorted(families)})")
 
 
+def _rst_text(text: str) -> str:
+    """Plain text safe in reStructuredText: markup characters are backslash-escaped (a caption
+    holds formulas such as ``|p_ij - 1/2|``, which would otherwise be read as markup)."""
+    for ch in "\\*`|_[]<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def caption_text(plan: "Plan", item: Item) -> str:
+    """The report caption of an item (reStructuredText): its title, caption and files."""
+    files = ", ".join(f"``{Path(p).name}``" for p in item.outputs)
+    return (f"**{_rst_text(item.title)}** ({plan.name}, fidelity {plan.settings.get('fidelity', '?')})\n\n"
+            f"{_rst_text(item.caption)}\n\nFiles: {files}.\n")
+
+
+def write_caption(plan: "Plan", item: Item, folder: str) -> str:
+    """Write the caption of ``item`` to ``<folder>/<experiment>/<item>.rst`` (only when it
+    changed) and return the path: Snakemake's report reads captions from files."""
+    path = Path(folder) / plan.name / f"{item.id}.rst"
+    text = caption_text(plan, item)
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
 def package(name: str):
     """The experiment package ``duelbench.experiments.<name>``."""
     if name not in packages():
