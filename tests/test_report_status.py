@@ -60,3 +60,20 @@ def test_status_refuses_checks_of_mixed_fidelities(checkout, tmp_path, capsys):
         (tmp_path / path.parent.name / "checks.csv").write_text(text)
     assert main(["--figures", str(tmp_path)]) == 2
     assert "different fidelities" in capsys.readouterr().err
+
+
+def test_every_paper_item_has_a_row_checked_or_not():
+    from duelbench.experiments.contract import Item, paper_items
+    from duelbench.report.status import unchecked_rows
+
+    items = paper_items([Item("f1", "figure", "Figure 1 (x)", "c", ()), Item("f2", "figure", "Figure 2: y", "c", ()),
+                         Item("own", "table", "Suite table", "c", ())], {"f1": ("Figure 1",), "f2": ()})
+    rows = unchecked_rows("p", items, checked={"Figure 1"})
+    assert [(r["item"], r["status"]) for r in rows] == [("Figure 2", "shown_not_checked")]
+    assert "data/published/p.yaml" in rows[0]["note"]
+    import pytest
+
+    from duelbench.experiments import ConfigError
+
+    with pytest.raises(ConfigError, match="not declared"):
+        paper_items(items, {"figure9": ()})

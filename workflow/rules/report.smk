@@ -22,8 +22,13 @@ rule replication_status:
     threads: 1
     message:
         "replication status of every paper -> {output.csv}"
-    shell:
-        "{PYTHON:q} {JOB_SCRIPT:q} status {output.csv:q} {input:q} --fidelity {FIDELITY:q} --log {log:q}"
+    params:
+        fidelity=FIDELITY,
+        # the paper items each status row is about (a change reruns the table)
+        paper_items=json.dumps({n: [[i.id, i.label, i.in_paper, list(i.judged_by)] for i in p.items]
+                          for n, p in PLANS.items()}, sort_keys=True),
+    script:
+        "../scripts/status.py"
 
 
 register_experiment("report", with_sidecars([STATUS_OUT]))

@@ -4,7 +4,6 @@
     python workflow/scripts/job.py warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
     python workflow/scripts/job.py sample OUT.npz JOB_JSON [--log FILE]
     python workflow/scripts/job.py fetch-mslr FILE_NAME OUT.npz [--log FILE]
-    python workflow/scripts/job.py status OUT.csv CHECKS.csv ... --fidelity NAME [--log FILE]
 
 Each command is one call into :mod:`duelbench.experiments`; the rules in
 workflow/rules/common.smk build the arguments.
@@ -31,11 +30,6 @@ def main(argv=None) -> int:
     fetch.add_argument("file_name")
     fetch.add_argument("out")
     fetch.add_argument("--log")
-    status = sub.add_parser("status", help="replication_status.csv from the papers' checks.csv")
-    status.add_argument("out")
-    status.add_argument("checks", nargs="*")
-    status.add_argument("--fidelity", required=True)
-    status.add_argument("--log")
     warm = sub.add_parser("warmup", help="compile an algorithm's numba kernels into the cache")
     warm.add_argument("flag")
     warm.add_argument("algorithm")
@@ -49,10 +43,6 @@ def main(argv=None) -> int:
         dbx.run_shard_job(args.out, args.job, log=args.log)
     elif args.command == "fetch-mslr":
         dbx.fetch_mslr_job(args.file_name, args.out, log=args.log)
-    elif args.command == "status":
-        from duelbench.report.status import write_replication_status
-
-        write_replication_status(args.checks, args.out, fidelity=args.fidelity, log=args.log)
     elif args.command == "sample":
         from duelbench.experiments.samples import run_sample_shard
 

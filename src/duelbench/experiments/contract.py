@@ -27,6 +27,7 @@ needed only for what is really its own.  Step jobs run ``workflow/scripts/step.p
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -67,6 +68,11 @@ class Item:
         What the paper shows, what the suite runs, and the readings taken on ambiguities.
     outputs : tuple of str
         Paths (step outputs) that show the item: the PNG of a figure, the CSV/Markdown of a table.
+    in_paper : bool
+        Whether the item is one of the paper's own tables or figures (each gets a row of the
+        replication status, checked or not); False for the suite's own tables.
+    judged_by : tuple of str
+        The ``item`` names of the published-number registry whose checks judge it.
     """
 
     id: str
@@ -74,6 +80,13 @@ class Item:
     title: str
     caption: str
     outputs: tuple[str, ...]
+    in_paper: bool = False
+    judged_by: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """The paper's short name of the item, e.g. ``"Figure 2"`` (the title up to " (" or ":")."""
+        return self.title.split(" (")[0].split(":")[0].strip()
 
     def __post_init__(self):
         if self.kind not in ITEM_KINDS:
@@ -198,6 +211,16 @@ class Plan:
                 if family not in families:
                     raise ConfigError(f"{self.name}: step {s.name} reads sample family {family!r}, "
                                       f"not declared (families: {sorted(families)})")
+
+
+def paper_items(items: Sequence[Item], judged_by: Mapping[str, Sequence[str]]) -> list[Item]:
+    """``items`` with those named in ``judged_by`` (item id -> registry item names, possibly
+    none) marked as the paper's own tables and figures."""
+    unknown = sorted(set(judged_by) - {i.id for i in items})
+    if unknown:
+        raise ConfigError(f"paper items {unknown} are not declared items")
+    return [dataclasses.replace(i, in_paper=True, judged_by=tuple(judged_by[i.id])) if i.id in judged_by else i
+            for i in items]
 
 
 def _rst_text(text: str) -> str:

@@ -21,7 +21,7 @@ import argparse
 import glob
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .checks import STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
 
@@ -86,8 +86,27 @@ def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> d
     return out
 
 
-def status_table(checks_paths: Sequence[str], fidelity: str | None = None) -> list[dict]:
-    """Status rows of every paper (papers in path order, items sorted)."""
+SHOWN_NOT_CHECKED = "shown_not_checked"
+
+
+def unchecked_rows(paper: str, items: Sequence, checked: set[str]) -> list[dict]:
+    """A row per table or figure of the paper that no published check judges (status
+    ``shown_not_checked``): every item of the paper has a row, checked or not."""
+    rows = []
+    for item in items:
+        if getattr(item, "in_paper", False) and not set(item.judged_by) & checked:
+            rows.append({"paper": paper, "item": item.label, "status": SHOWN_NOT_CHECKED, "checks_passed": 0,
+                         "checks_total": 0,
+                         "note": f"no published claim in data/published/{paper}.yaml judges it; rebuilt and shown "
+                                 "for comparison with the paper"})
+    return rows
+
+
+def status_table(checks_paths: Sequence[str], fidelity: str | None = None,
+                 items: Mapping[str, Sequence] | None = None) -> list[dict]:
+    """Status rows of every paper (papers in path order, items sorted): one per registry item
+    with published checks, and one per table or figure of the paper in ``items`` (paper ->
+    :class:`~duelbench.experiments.contract.Item` list) that none of them judges."""
     rows = []
     seen = set()
     for path in checks_paths:
@@ -97,7 +116,9 @@ def status_table(checks_paths: Sequence[str], fidelity: str | None = None) -> li
         seen.add(paper)
         fid = fidelity or next((r.fidelity for r in results if r.fidelity), None)
         notes = item_notes(results, fid)
-        rows.extend(status_rows(paper, results, notes))
+        paper_rows = status_rows(paper, results, notes)
+        paper_rows += unchecked_rows(paper, (items or {}).get(paper, ()), {r["item"] for r in paper_rows})
+        rows.extend(sorted(paper_rows, key=lambda r: r["item"]))
     return rows
 
 
@@ -116,7 +137,7 @@ def checks_fidelity(checks_paths: Sequence[str]) -> str | None:
 
 
 def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelity: str | None = None,
-                             log: str | None = None) -> list[dict]:
+                             log: str | None = None, items: Mapping[str, Sequence] | None = None) -> list[dict]:
     """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
     from duelbench.experiments import log_to
 
@@ -125,7 +146,7 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     paths = sorted(os.fspath(p) for p in checks_paths)
     fidelity = fidelity or checks_fidelity(paths)
     with log_to(log), Timer() as t:
-        rows = status_table(paths, fidelity)
+        rows = status_table(paths, fidelity, items)
         write_status_csv(rows, out_path)
         for r in rows:
             print(f"{r['paper']} / {r['item']}: {r['status']} ({r['checks_passed']}/{r['checks_total']})", flush=True)
@@ -134,7 +155,23 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     return rows
 
 
-def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None) -> bool:
+def configured_items(fidelity: str | None = None) -> dict[str, list]:
+    """paper -> its declared items, from the checkout's ``config/config.yaml`` (at ``fidelity``)."""
+    import yaml
+
+    from duelbench.experiments import check_config
+    from duelbench.experiments.contract import configured, plan
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    with open(os.path.join(root, "config", "config.yaml"), encoding="utf-8") as fh:
+        raw = yaml.safe_load(fh)
+    if fidelity:
+        raw["fidelity"] = fidelity
+    config = check_config(raw)
+    return {name: plan(config, name).items for name in configured(config)}
+
+
+def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None) -> bool:
     """Whether ``out`` (with a sidecar) already holds the table of ``paths``: then nothing is
     rewritten, so a committed table and its provenance stay untouched."""
     import tempfile
@@ -143,7 +180,7 @@ def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None) -> bool:
         return False
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "status.csv")
-        write_status_csv(status_table(paths, fidelity or checks_fidelity(paths)), probe)
+        write_status_csv(status_table(paths, fidelity or checks_fidelity(paths), items), probe)
         with open(probe, "rb") as a, open(out, "rb") as b:
             return a.read() == b.read()
 
@@ -166,10 +203,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = args.out or os.path.join(args.figures, "replication_status.csv")
     try:
-        if _up_to_date(paths, out, args.fidelity):
+        items = configured_items(args.fidelity or checks_fidelity(paths))
+        if _up_to_date(paths, out, args.fidelity, items):
             print(f"{out} is up to date with the checks.csv files: left as it is (and its sidecar)", file=sys.stderr)
             return 0
-        rows = write_replication_status(paths, out, fidelity=args.fidelity)
+        rows = write_replication_status(paths, out, fidelity=args.fidelity, items=items)
     except (OSError, ValueError, KeyError) as exc:
         print(f"duelbench status: error: {exc}", file=sys.stderr)
         return 2

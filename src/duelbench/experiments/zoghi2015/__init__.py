@@ -113,7 +113,7 @@ from .. import (
     plan_shards,
     results_root,
 )
-from ..contract import Item, Plan, SampleShard, Step
+from ..contract import Item, Plan, SampleShard, Step, paper_items
 from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, resolve_k_values, set_columns
 
 NAME = "zoghi2015"
@@ -305,6 +305,12 @@ def appendix_c_samples(config: Mapping, fidelity: str | None = None) -> list[Sam
 # --------------------------------------------------------------------------------------------
 # the plan
 # --------------------------------------------------------------------------------------------
+#: The paper's own tables and figures among the items, with the registry items whose checks
+#: judge them.
+PAPER_ITEMS = {**{f"figure{k}": (f"Figure {k}",) for k in range(1, 7)},
+               "table1": ("Table 1", "Table 1 (calibrated random-walk cells)")}
+
+
 def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
     """The paper's figures and tables (and the suite's own tables), with their captions."""
     a = s["appendix_c"]
@@ -438,5 +444,5 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
                          "generated": generated},
                  settings=s, message=f"Zoghi 2015: evaluating data/published/zoghi2015.yaml at fidelity {s['fidelity']}"),
         ],
-        items=items(s, out),
+        items=paper_items(items(s, out), PAPER_ITEMS),
     )
