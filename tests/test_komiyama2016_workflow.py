@@ -157,3 +157,20 @@ def test_the_report_shows_every_item_with_its_caption(built):
     root, config, mirror = built
     text = report_html(root, "komiyama2016", mirror=mirror)
     assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016"))
+
+
+def test_report_md_shows_every_paper_item_and_names_every_non_passing_check(built):
+    from duelbench.report.checks import read_csv_rows
+
+    import duelbench.experiments as dbx
+    from duelbench.experiments.contract import plan
+
+    root, config, _ = built
+    text = (root / "results" / "smoke" / "figures" / "REPORT.md").read_text()
+    p = plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016")
+    assert all(f"### {i.title}" in text for i in p.items if i.kind != "checks")
+    assert "![Figure 1](komiyama2016/figure1.png)" in text and "shown_not_checked" in text
+    failing = [r["claim_id"] for r in read_csv_rows(root / "results/smoke/figures/komiyama2016/checks.csv")
+               if r["outcome"] != "pass"]
+    tail = text.split("### Checks that do not pass", 1)[1]
+    assert failing and all(f"`{cid}`" in tail for cid in failing)

@@ -1,8 +1,16 @@
 # Replication status of every paper: <figures>/replication_status.csv from the checks.csv that
-# the papers' experiments register (any registered output named checks.csv). Target: `report`.
+# the papers' experiments register (any registered output named checks.csv), and the generated
+# replication report <figures>/REPORT.md. Target: `report`.
 
 
 STATUS_OUT = f"{dbx.figures_root(config)}/replication_status.csv"
+
+
+def _report_code(module):
+    """Hash of a report module's code closure (a rule parameter: editing the code reruns the rule)."""
+    from duelbench.provenance.codehash import module_closure_hash
+
+    return module_closure_hash(module)
 
 
 def _papers_checks(wildcards=None):
@@ -24,6 +32,7 @@ rule replication_status:
         "replication status of every paper -> {output.csv}"
     params:
         fidelity=FIDELITY,
+        code=_report_code("duelbench.report.status"),
         # the paper items each status row is about (a change reruns the table)
         paper_items=json.dumps({n: [[i.id, i.label, i.in_paper, list(i.judged_by)] for i in p.items]
                           for n, p in PLANS.items()}, sort_keys=True),
@@ -31,4 +40,33 @@ rule replication_status:
         "../scripts/status.py"
 
 
-register_experiment("report", with_sidecars([STATUS_OUT]))
+REPORT_MD = f"{dbx.figures_root(config)}/REPORT.md"
+
+
+def _papers_outputs(wildcards=None):
+    """Every output of the experiments that have checks (REPORT.md shows their items)."""
+    papers = {os.path.basename(os.path.dirname(p)) for p in _papers_checks()}
+    return sorted(p for name, outs in EXPERIMENTS.items() if name in papers for p in outs)
+
+
+rule report_markdown:
+    input:
+        status=STATUS_OUT,
+        outputs=_papers_outputs,
+    output:
+        md=REPORT_MD,
+        meta=sidecar(REPORT_MD),
+    log:
+        f"{RESULTS}/logs/{FIDELITY}/report_markdown.log",
+    threads: 1
+    message:
+        "the replication report -> {output.md}"
+    params:
+        code=_report_code("duelbench.report.markdown"),
+        paper_items=json.dumps({n: [[i.id, i.title, i.caption, i.in_paper, list(i.judged_by), list(i.outputs)]
+                                    for i in p.items] for n, p in PLANS.items()}, sort_keys=True),
+    script:
+        "../scripts/report_md.py"
+
+
+register_experiment("report", with_sidecars([STATUS_OUT, REPORT_MD]))

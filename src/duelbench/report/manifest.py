@@ -1,7 +1,7 @@
 """sha256 manifests of the built outputs: a committed record of what a build produced.
 
 A manifest lists ``<sha256>  <path>`` (paths relative to a figures folder, sorted) of every
-output of the listed experiments plus ``replication_status.csv``, without provenance sidecars
+output of the listed experiments plus ``replication_status.csv`` and ``REPORT.md``, without provenance sidecars
 (``*.json``) and timing tables (:data:`TIMING_TABLES`), which record the machine and the time.
 ``figures/MANIFEST.sha256`` records the committed paper-fidelity outputs;
 ``tests/data/quick_outputs.sha256`` the quick-fidelity build. ::
@@ -21,12 +21,14 @@ from pathlib import Path
 #: Outputs that record wall or CPU time, hence differ between builds of the same results.
 TIMING_TABLES = ("throughput.csv", "appendix_c_cost.csv")
 STATUS = "replication_status.csv"
+#: Outputs of the figures folder itself (not of one experiment).
+TOP_LEVEL = (STATUS, "REPORT.md")
 
 
 def output_files(root: str | Path, experiments: Iterable[str]) -> list[str]:
     """Paths (relative to ``root``) of the listed experiments' outputs and the status table."""
     root = Path(root)
-    found = [root / STATUS] if (root / STATUS).is_file() else []
+    found = [root / name for name in TOP_LEVEL if (root / name).is_file()]
     for name in experiments:
         found += [p for p in (root / name).rglob("*") if p.is_file()]
     return sorted(str(p.relative_to(root)) for p in found if p.suffix != ".json" and p.name not in TIMING_TABLES)

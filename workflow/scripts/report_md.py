@@ -1,0 +1,7 @@
+"""Entry point of the report_markdown rule (a ``script:`` of workflow/rules/report.smk):
+``<figures>/REPORT.md`` from the papers' plans, checks.csv and the status table."""
+
+from duelbench.report.markdown import write_for_config
+
+sm = snakemake  # noqa: F821 - injected by Snakemake
+write_for_config(sm.config, sm.output.md, sm.input.status)
