@@ -48,7 +48,7 @@ def step_outputs(plan, step):
     for key, path in step.outputs.items():
         item = shown.get(path)
         if item is not None and path.endswith(REPORT_SUFFIXES):
-            caption = dbx_contract.write_caption(plan, item, f"{RESULTS}/{FIDELITY}/report_captions")
+            caption = dbx_contract.write_caption(plan, item, f".snakemake/report_captions/{FIDELITY}")
             out[key] = report(path, caption=os.path.abspath(caption), category=plan.name,
                               subcategory=item.title, labels={"item": item.id, "file": os.path.basename(path)})
         else:
