@@ -89,7 +89,7 @@ def _sample_shard(row) -> SampleShard:
 
 def _status(row) -> tuple[str, str]:
     if row["key"]["kind"] == samples.KIND:
-        found = samples.SampleSources(ARCHIVE.root)._lookup(_sample_shard(row))[0]
+        found = samples.SampleSources(ARCHIVE.root).lookup(_sample_shard(row))
     else:
         found = _lookup(row)[0]
     return found.status, found.reason

@@ -7,10 +7,8 @@ shard is read from the archive: no simulation, no numba compile.  Otherwise (no 
 or a tampered one) it is the results file ``results/<fidelity>/…/runs-<a>-<b>.npz``, which the
 workflow simulates.  The same decision is taken when the workflow is planned
 (:meth:`ShardSources.source`) and when an aggregate job reads the shard
-(:meth:`ShardSources.load`), so a shard is never read from an entry the plan rejected.
-
-The archive is read from ``$DUELBENCH_ARCHIVE`` (a folder; ``off`` disables it, which forces the
-from-scratch rebuild); the workflow sets it from its ``archive`` config key.
+(:meth:`ShardSources.load`), so a shard is never read from an entry the plan rejected
+(:class:`duelbench.archive.sources.EntrySources`, shared with the sample shards).
 """
 
 from __future__ import annotations
@@ -20,27 +18,15 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.archive.sources import EntrySources, archive_root_from_env
+from duelbench.archive.store import VALID
 from duelbench.data.errors import DataError
 
 from . import shard_archive
 from .result import SimulationResult
 from .shards import load_shards
 
-#: Environment variable naming the archive folder; ``off`` (or empty) disables the archive.
-ENV = "DUELBENCH_ARCHIVE"
-OFF = ("", "off", "false", "0", "none")
-
-
-def archive_root_from_env() -> str | None:
-    """The archive folder named by ``$DUELBENCH_ARCHIVE``, or ``None`` when it is unset or off."""
-    root = os.environ.get(ENV)
-    if root is None or root.strip().lower() in OFF:
-        return None
-    return root
-
-
-class ShardSources:
+class ShardSources(EntrySources):
     """Resolves planned shards (:class:`duelbench.experiments.ShardSpec`) to their source.
 
     Parameters
@@ -52,52 +38,29 @@ class ShardSources:
         (they are part of its key).
     """
 
+    unverifiable = (FileNotFoundError, DataError)
+
     def __init__(self, root: str | os.PathLike | None, kinds: Iterable[str]):
-        self.archive = Archive(root) if root is not None else None
+        super().__init__(root)
         self.kinds = tuple(sorted(set(kinds)))
-        self._lookups: dict[str, Lookup] = {}
 
-    def _lookup(self, spec) -> tuple[Lookup, dict | None, str]:
-        """(lookup, key, entry file) of a shard, memoised per shard path."""
-        if self.archive is None:
-            return Lookup("off"), None, ""
-        found = self._lookups.get(spec.path)
-        if found is None:
-            path = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
-                                            spec.run_start, spec.run_stop, spec.seed)
-            # an entry that keeps more kinds than this reader needs (a shard shared by two
-            # experiments) is keyed, hence checked, with its own kinds
-            row = self.archive.manifest().get(path)
-            kinds = self.kinds
-            if row is not None and set(self.kinds) <= set(row["key"].get("kinds", ())):
-                kinds = tuple(row["key"]["kinds"])
-            try:
-                key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon,
-                                              spec.run_start, spec.run_stop, spec.seed, kinds)
-            except (FileNotFoundError, DataError) as exc:
-                # The dataset's files are not installed yet (e.g. MSLR before `make data`): the
-                # key cannot be computed, so the entry cannot be verified and is not used.
-                found = (Lookup("unverifiable", reason=str(exc)), None, "")
-            else:
-                found = (self.archive.lookup(path, key), key, str(self.archive.root / path))
-            self._lookups[spec.path] = found
-        return found
-
-    def status(self, spec) -> str:
-        """``valid`` (read from the archive), ``missing``, ``stale``, ``tampered``,
-        ``unverifiable`` or ``off`` (read from the results folder)."""
-        return self._lookup(spec)[0].status
-
-    def source(self, spec) -> str:
-        """The file the shard is read from: the archive entry if valid, else its results file."""
-        found, _, entry = self._lookup(spec)
-        return entry if found.status == VALID else spec.path
+    def entry(self, spec) -> tuple[str, dict]:
+        path = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                        spec.run_start, spec.run_stop, spec.seed)
+        # an entry that keeps more kinds than this reader needs (a shard shared by two
+        # experiments) is keyed, hence checked, with its own kinds
+        row = self.archive.manifest().get(path)
+        kinds = self.kinds
+        if row is not None and set(self.kinds) <= set(row["key"].get("kinds", ())):
+            kinds = tuple(row["key"]["kinds"])
+        return path, shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                             spec.run_start, spec.run_stop, spec.seed, kinds)
 
     def load(self, specs) -> SimulationResult:
         """The runs of ``specs`` (one job's shards, in run order), each from its source."""
         parts = []
         for spec in specs:
-            found, key, _ = self._lookup(spec)
+            found, key, _ = self.resolved(spec)
             part = shard_archive.from_arrays(key, found.arrays) if found.status == VALID else load_shards([spec.path])
             # keep the reader's kinds only, so that archived and recomputed shards stack
             parts.append(dataclasses.replace(part, regrets={k: part.regrets[k] for k in self.kinds}))

@@ -24,11 +24,12 @@ from pathlib import Path
 from duelbench.archive.store import VALID, Archive
 from duelbench.engine import shard_archive
 from duelbench.engine.archive_cli import computed_here
+from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
 from . import check_config
 from .contract import configured, plan
-from .samples import SampleSources, archive_sample_shards
+from .samples import SampleSources, archive_sample_shards, entry_path
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 
@@ -54,11 +55,9 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
         if not (os.path.isfile(path) and os.path.isfile(path + ".json")):
             continue
         want = sorted(kinds[path])
-        key = shard_archive.shard_key(spec.dataset, spec.algorithm, spec.params, spec.horizon, spec.run_start,
-                                      spec.run_stop, spec.seed, want)
-        entry = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon, spec.run_start,
-                                         spec.run_stop, spec.seed)
-        if archive.lookup(entry, key).status == VALID:
+        found, _ = shard_archive.lookup_shard(archive, spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                              spec.run_start, spec.run_stop, spec.seed, want)
+        if found.status == VALID:
             continue
         result = load_shards([path])
         computed_here(path, result.algorithm)
@@ -75,8 +74,6 @@ def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]
     """Per configured experiment: planned shards and sample shards by archive status, the bytes
     of the valid entries it reads, bytes per archived run, and the size the archive will have
     for it when every planned shard is archived (bytes per run x planned runs)."""
-    from duelbench.engine.shard_sources import ShardSources
-
     rows = []
     manifest = Archive(archive_root).manifest()
     for name in configured(config):
@@ -88,16 +85,12 @@ def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]
             st = shards.status(spec)
             status[st] = status.get(st, 0) + 1
             if st == VALID:
-                entry = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
-                                                 spec.run_start, spec.run_stop, spec.seed)
-                sim_bytes += manifest[entry]["bytes"]
+                sim_bytes += manifest[shards.entry(spec)[0]]["bytes"]
                 sim_runs += spec.run_stop - spec.run_start
         for shard in p.samples:
             st = samples.status(shard)
             status[f"samples {st}"] = status.get(f"samples {st}", 0) + 1
             if st == VALID:
-                from .samples import entry_path
-
                 sample_bytes += manifest[entry_path(shard)]["bytes"]
         runs = sum(s.run_stop - s.run_start for s in p.shards)
         per_run = sim_bytes / sim_runs if sim_runs else float("nan")

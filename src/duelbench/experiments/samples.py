@@ -32,8 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.archive.sources import EntrySources, archive_root_from_env
+from duelbench.archive.store import VALID, Archive
 from duelbench.data.errors import DataError
+from duelbench.engine.shard_archive import matrix_sha256
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
 from duelbench.provenance.sidecar import atomic_write, file_sha256, read_sidecar, write_sidecar
 
@@ -78,19 +80,12 @@ def function_code_hash(experiment: str, function: str) -> str:
     return closure_hash(_module_file(experiment, function), exclude=PROVENANCE)
 
 
-@functools.lru_cache(maxsize=None)
-def _dataset_sha256(name: str) -> str:
-    from duelbench.engine.shard_archive import matrix_sha256
-
-    return matrix_sha256(name)
-
-
 def sample_key(shard: SampleShard) -> dict:
     """Everything a sample shard's content depends on, as this process's code computes it."""
     return {
         "kind": KIND, "experiment": shard.experiment, "family": shard.family, "function": shard.function,
         "job": shard.job, "samples": [int(shard.a), int(shard.b)],
-        "datasets": {d: _dataset_sha256(d) for d in sorted(shard.datasets)}, "columns": sorted(shard.columns),
+        "datasets": {d: matrix_sha256(d) for d in sorted(shard.datasets)}, "columns": sorted(shard.columns),
         "code": function_code_hash(shard.experiment, shard.function), "lock": lock_hash(),
     }
 
@@ -134,38 +129,17 @@ def run_sample_shard(out_path: str, job_params: str, log: str | None = None) -> 
                   wall_time=wall, cpu_time=cpu)
 
 
-class SampleSources:
+class SampleSources(EntrySources):
     """Resolves sample shards to the archive entry (when valid for this code) or their file."""
 
-    def __init__(self, root: str | os.PathLike | None):
-        self.archive = Archive(root) if root is not None else None
-        self._lookups: dict[str, tuple[Lookup, str]] = {}
+    unverifiable = (FileNotFoundError, DataError)
 
-    def _lookup(self, shard: SampleShard) -> tuple[Lookup, str]:
-        if self.archive is None:
-            return Lookup("off"), ""
-        found = self._lookups.get(shard.path)
-        if found is None:
-            try:
-                key = sample_key(shard)
-            except (FileNotFoundError, DataError) as exc:
-                found = (Lookup("unverifiable", reason=str(exc)), "")
-            else:
-                path = entry_path(shard)
-                found = (self.archive.lookup(path, key), str(self.archive.root / path))
-            self._lookups[shard.path] = found
-        return found
-
-    def status(self, shard: SampleShard) -> str:
-        return self._lookup(shard)[0].status
-
-    def source(self, shard: SampleShard) -> str:
-        found, entry = self._lookup(shard)
-        return entry if found.status == VALID else shard.path
+    def entry(self, shard: SampleShard) -> tuple[str, dict]:
+        return entry_path(shard), sample_key(shard)
 
     def arrays(self, shard: SampleShard) -> dict[str, np.ndarray]:
         """The shard's columns (its declared ones only), from the archive or its results file."""
-        found, _ = self._lookup(shard)
+        found = self.lookup(shard)
         if found.status == VALID:
             return dict(found.arrays)
         return _read_columns(shard)
@@ -185,8 +159,6 @@ _SOURCES: dict[str | None, SampleSources] = {}
 
 def sources() -> SampleSources:
     """This process's :class:`SampleSources` (archive from ``$DUELBENCH_ARCHIVE``)."""
-    from duelbench.engine.shard_sources import archive_root_from_env
-
     root = archive_root_from_env()
     key = os.path.abspath(root) if root else None
     if key not in _SOURCES:

@@ -1,0 +1,77 @@
+"""Where a planned piece of work is read from: its archive entry, or its results file.
+
+The decision shared by simulation shards (:mod:`duelbench.engine.shard_sources`) and sample
+shards (:mod:`duelbench.experiments.samples`): a planned item is read from the archive when the
+archive holds it under the key this process computes and the entry is intact, otherwise from
+its results file (which the workflow then computes).  Each item is looked up once per process,
+so the workflow's plan and the job that reads the item take the same decision.
+
+The archive folder comes from ``$DUELBENCH_ARCHIVE`` (``off`` disables it); the workflow sets it
+from its ``archive`` config key.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .store import VALID, Archive, Lookup
+
+#: Environment variable naming the archive folder; ``off`` (or empty) disables the archive.
+ENV = "DUELBENCH_ARCHIVE"
+OFF = ("", "off", "false", "0", "none")
+
+
+def archive_root_from_env() -> str | None:
+    """The archive folder named by ``$DUELBENCH_ARCHIVE``, or ``None`` when it is unset or off."""
+    root = os.environ.get(ENV)
+    if root is None or root.strip().lower() in OFF:
+        return None
+    return root
+
+
+class EntrySources:
+    """Resolves planned items (anything with a results-file ``path``) to their source.
+
+    A subclass says where an item lives in the archive and under which key (:meth:`entry`); an
+    exception of :attr:`unverifiable` while computing the key (e.g. a dataset not installed
+    yet) means the entry cannot be verified, hence is not used.
+    """
+
+    #: Exceptions that mean the key cannot be computed yet.
+    unverifiable: tuple[type[BaseException], ...] = (FileNotFoundError,)
+
+    def __init__(self, root: str | os.PathLike | None):
+        self.archive = Archive(root) if root is not None else None
+        self._found: dict[str, tuple[Lookup, dict | None, str]] = {}
+
+    def entry(self, item) -> tuple[str, dict]:
+        """(archive path, key) of ``item`` as this process's code computes them."""
+        raise NotImplementedError
+
+    def resolved(self, item) -> tuple[Lookup, dict | None, str]:
+        """(lookup, key, entry file) of ``item``, memoised per results path."""
+        if self.archive is None:
+            return Lookup("off"), None, ""
+        found = self._found.get(item.path)
+        if found is None:
+            try:
+                path, key = self.entry(item)
+            except self.unverifiable as exc:
+                found = (Lookup("unverifiable", reason=str(exc)), None, "")
+            else:
+                found = (self.archive.lookup(path, key), key, str(self.archive.root / path))
+            self._found[item.path] = found
+        return found
+
+    def lookup(self, item) -> Lookup:
+        """``valid`` (read from the archive), ``missing``, ``stale``, ``tampered``,
+        ``unverifiable`` or ``off`` (read from the results file), with the reason."""
+        return self.resolved(item)[0]
+
+    def status(self, item) -> str:
+        return self.lookup(item).status
+
+    def source(self, item) -> str:
+        """The file the item is read from: the archive entry if valid, else its results file."""
+        found, _, entry = self.resolved(item)
+        return entry if found.status == VALID else item.path
