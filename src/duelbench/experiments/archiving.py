@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from duelbench.archive.store import VALID, Archive
 from duelbench.engine import shard_archive
@@ -27,12 +26,9 @@ from duelbench.engine.archive_cli import computed_here
 from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
-from . import check_config
+from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plan
 from .samples import SampleSources, archive_sample_shards, entry_path
-
-CHECKOUT = Path(__file__).resolve().parents[3]
-
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
     """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment."""
@@ -101,16 +97,13 @@ def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    import yaml
-
     parser = argparse.ArgumentParser(prog="python -m duelbench.experiments.archiving",
                                      description=__doc__.splitlines()[0])
     parser.add_argument("--archive", default=str(CHECKOUT / "archive"))
-    parser.add_argument("--config", default=str(CHECKOUT / "config" / "config.yaml"))
+    parser.add_argument("--config", default=str(DEFAULT_CONFIG))
     parser.add_argument("--report", action="store_true", help="per experiment: archive status and size, add nothing")
     args = parser.parse_args(argv)
-    with open(args.config, encoding="utf-8") as fh:
-        config = check_config(yaml.safe_load(fh))
+    config = checkout_config(args.config)
     if args.report:
         for r in paper_report(config, args.archive):
             print(f"{r['experiment']}: {r['simulation_MB']:.3f} MB simulation ({r['bytes_per_run']:.0f} bytes per run, "

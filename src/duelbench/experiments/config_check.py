@@ -16,9 +16,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import ConfigError, deep_merge, validate_config
+from duelbench.provenance.codehash import PACKAGE_ROOT
 
-CHECKOUT = Path(__file__).resolve().parents[3]
+from . import ConfigError, check_config, deep_merge, validate_config
+
+CHECKOUT = PACKAGE_ROOT.parent.parent
+DEFAULT_CONFIG = CHECKOUT / "config" / "config.yaml"
 
 
 def load_yaml(path: str | Path) -> dict:
@@ -48,7 +51,16 @@ def load_yaml(path: str | Path) -> dict:
     return data
 
 
-def check_files(files: Sequence[str | Path], base: str | Path = CHECKOUT / "config" / "config.yaml") -> dict:
+def checkout_config(path: str | Path = DEFAULT_CONFIG, fidelity: str | None = None) -> dict:
+    """The effective configuration of a configuration file (default: the checkout's), at its own
+    fidelity or at ``fidelity``; ConfigError naming the file and line of a problem."""
+    raw = load_yaml(path)
+    if fidelity:
+        raw["fidelity"] = fidelity
+    return check_config(raw)
+
+
+def check_files(files: Sequence[str | Path], base: str | Path = DEFAULT_CONFIG) -> dict:
     """Parse ``base`` and ``files``, merge them in order and validate; returns the effective
     configuration or raises ConfigError."""
     config = load_yaml(base)

@@ -157,17 +157,10 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
 
 def configured_items(fidelity: str | None = None) -> dict[str, list]:
     """paper -> its declared items, from the checkout's ``config/config.yaml`` (at ``fidelity``)."""
-    import yaml
-
-    from duelbench.experiments import check_config
+    from duelbench.experiments.config_check import checkout_config
     from duelbench.experiments.contract import configured, plan
 
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    with open(os.path.join(root, "config", "config.yaml"), encoding="utf-8") as fh:
-        raw = yaml.safe_load(fh)
-    if fidelity:
-        raw["fidelity"] = fidelity
-    config = check_config(raw)
+    config = checkout_config(fidelity=fidelity)
     return {name: plan(config, name).items for name in configured(config)}
 
 
