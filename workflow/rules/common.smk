@@ -9,6 +9,7 @@ import re
 from snakemake.exceptions import WorkflowError
 
 import duelbench.experiments as dbx
+import duelbench.archive.sources as dbx_archive_sources
 import duelbench.experiments.samples as dbx_samples
 from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
@@ -43,8 +44,8 @@ os.environ["DUELBENCH_DATA_DIR"] = os.path.abspath(DATA)
 # The results archive (docs/archive.md): config `archive` (a folder, relative to the checkout),
 # or `off` to rebuild every shard from scratch. Jobs read it from $DUELBENCH_ARCHIVE.
 _archive = str(config.get("archive", "archive"))
-os.environ["DUELBENCH_ARCHIVE"] = (
-    "off" if _archive.strip().lower() in ("off", "false", "none", "0", "") else os.path.join(CHECKOUT, _archive)
+os.environ[dbx_archive_sources.ENV] = (
+    "off" if _archive.strip().lower() in dbx_archive_sources.OFF else os.path.join(CHECKOUT, _archive)
 )
 
 

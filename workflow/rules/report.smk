@@ -6,6 +6,13 @@
 STATUS_OUT = f"{dbx.figures_root(config)}/replication_status.csv"
 
 
+def _items_json():
+    """Every experiment's declared items, as a rule parameter of the report rules."""
+    import dataclasses
+
+    return json.dumps({n: [dataclasses.asdict(i) for i in p.items] for n, p in PLANS.items()}, sort_keys=True)
+
+
 def _report_code(module):
     """Hash of a report module's code closure (a rule parameter: editing the code reruns the rule)."""
     from duelbench.provenance.codehash import module_closure_hash
@@ -33,9 +40,8 @@ rule replication_status:
     params:
         fidelity=FIDELITY,
         code=_report_code("duelbench.report.status"),
-        # the paper items each status row is about (a change reruns the table)
-        paper_items=json.dumps({n: [[i.id, i.label, i.in_paper, list(i.judged_by)] for i in p.items]
-                          for n, p in PLANS.items()}, sort_keys=True),
+        # the items the rows are about (a change of a declaration reruns the table)
+        paper_items=_items_json(),
     script:
         "../scripts/status.py"
 
@@ -63,8 +69,7 @@ rule report_markdown:
         "the replication report -> {output.md}"
     params:
         code=_report_code("duelbench.report.markdown"),
-        paper_items=json.dumps({n: [[i.id, i.title, i.caption, i.in_paper, list(i.judged_by), list(i.outputs)]
-                                    for i in p.items] for n, p in PLANS.items()}, sort_keys=True),
+        paper_items=_items_json(),
     script:
         "../scripts/report_md.py"
 
