@@ -58,19 +58,9 @@ from __future__ import annotations
 import itertools
 import math
 
+from .kl import kl_half
+
 INF = math.inf
-
-
-def kl_half(x: float) -> float:
-    """``d(x) = d_KL(x, 1/2) = x ln(2x) + (1 − x) ln(2(1 − x))``, ``0 ln 0 = 0`` (L83)."""
-    if x == 0.5:
-        return 0.0
-    out = 0.0
-    if x > 0.0:
-        out += x * math.log(2.0 * x)
-    if x < 1.0:
-        out += (1.0 - x) * math.log(2.0 * (1.0 - x))
-    return out
 
 
 class Structure:

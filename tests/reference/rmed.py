@@ -31,18 +31,7 @@ from __future__ import annotations
 
 import math
 
-
-def kl_half(x: float) -> float:
-    """``d(x) = d_KL(x, 1/2) = x ln(2x) + (1 − x) ln(2(1 − x))`` with ``0 ln 0 = 0``
-    (Komiyama et al. 2016, L83)."""
-    if x == 0.5:
-        return 0.0
-    out = 0.0
-    if x > 0.0:
-        out += x * math.log(2.0 * x)
-    if x < 1.0:
-        out += (1.0 - x) * math.log(2.0 * (1.0 - x))
-    return out
+from .kl import kl_half
 
 
 class ReferenceRMED1:

@@ -44,6 +44,8 @@ Only the standard library is used: no ``duelbench`` helper (Hoeffding, KL, kerne
 
 import math
 
+from .kl import bernoulli_kl as _kl
+
 #: Bisection tolerance of the KL intervals and the clipping of q inside d (declared readings).
 KL_TOL = 1e-10
 KL_CLIP = 1e-12
@@ -66,13 +68,7 @@ def bernoulli_kl(p, q):
     float
         ``d(p, q) = (1 − p) ln((1 − p)/(1 − q)) + p ln(p/q)`` with ``0 ln 0 = 0``.
     """
-    q = min(max(q, KL_CLIP), 1.0 - KL_CLIP)
-    out = 0.0
-    if p > 0.0:
-        out += p * math.log(p / q)
-    if p < 1.0:
-        out += (1.0 - p) * math.log((1.0 - p) / (1.0 - q))
-    return out
+    return _kl(p, min(max(q, KL_CLIP), 1.0 - KL_CLIP))
 
 
 def kl_confidence_interval(p_hat, n, level, tol=KL_TOL):
