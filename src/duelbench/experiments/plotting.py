@@ -29,27 +29,30 @@ _OI = {
     "yellow": "#F0E442", "blue": "#0072B2", "vermillion": "#D55E00", "purple": "#CC79A7",
 }
 
-#: name → (label, colour, line style). Keys are registry names.
+#: name → (label, colour, line style). Keys are registry names. Every algorithm that appears in
+#: one figure of the papers has its own hue (CCB, SCB and RUCB, drawn together in Zoghi et al.
+#: 2015 Figures 1-3, are orange, wine and blue); variants of one algorithm share the hue and
+#: differ in line style.
 STYLES: dict[str, tuple[str, str, str]] = {
     "random": ("Random", "#7f7f7f", ":"),
     "rucb": ("RUCB", _OI["blue"], "-"),
     "rmed1": ("RMED1", _OI["vermillion"], "-"),
-    "rmed2": ("RMED2", _OI["orange"], "--"),
-    "rmed2fh": ("RMED2FH", _OI["orange"], ":"),
+    "rmed2": ("RMED2", _OI["vermillion"], "--"),
+    "rmed2fh": ("RMED2FH", _OI["vermillion"], ":"),
     "ecw_rmed": ("ECW-RMED", _OI["purple"], "-"),
     "dts": ("D-TS", _OI["green"], "-"),
-    "dts_plus": ("D-TS+", _OI["green"], "--"),
-    "ccb": ("CCB", _OI["sky"], "-"),
-    "scb": ("SCB", _OI["sky"], "--"),
+    "dts_plus": ("D-TS+", "#117733", "--"),
+    "ccb": ("CCB", _OI["orange"], "-"),
+    "scb": ("SCB", "#882255", "--"),
     "rcs": ("RCS", _OI["black"], "-"),
     "savage": ("Copeland SAVAGE", "#8c564b", "-."),
     "copeland_savage": ("Copeland SAVAGE", "#8c564b", "-."),
-    "copeland_savage": ("Copeland SAVAGE", "#8c564b", "-."),
+    "condorcet_savage": ("Condorcet SAVAGE", "#c49c94", "-."),
     "btm": ("BTM", "#bcbd22", "-."),
-    "sparring": ("Sparring", "#17becf", "-."),
+    "sparring": ("Sparring", _OI["sky"], "-."),
     "pbr": ("PBR", "#9467bd", "-."),
     "rankel": ("RankEl", "#e377c2", "-."),
-    "if": ("IF", "#8c564b", ":"),
+    "if": ("IF", "#7f7f7f", "--"),
 }
 
 _FALLBACK = list(plt.get_cmap("tab20").colors)
@@ -83,6 +86,52 @@ def algorithm_style(name: str) -> dict:
     """Keyword arguments for ``Axes.plot``: ``color``, ``linestyle``, ``label``."""
     ls = STYLES[name][2] if name in STYLES else "-"
     return {"color": algorithm_colour(name), "linestyle": ls, "label": algorithm_label(name)}
+
+
+def frame_top(values, headroom: float = 1.15) -> float | None:
+    """Upper y-limit that holds ``values`` (the curves a figure compares) with ``headroom``.
+
+    ``None`` when no value is positive and finite (leave matplotlib's limits).
+    """
+    v = [float(x) for x in values if np.isfinite(x) and x > 0]
+    return headroom * max(v) if v else None
+
+
+def frame_curves(ax, top: float | None, curves: Sequence[tuple[str, str, np.ndarray, np.ndarray]]) -> list[str]:
+    """Set the y range to ``[0, top]`` and mark every curve that leaves it.
+
+    The papers' regret figures are semilog plots (log t, linear regret), so one linearly growing
+    curve flattens the logarithmic ones the paper compares. The frame is chosen for the compared
+    curves (:func:`frame_top`); each ``(label, colour, t, mean)`` curve that rises above it gets
+    a triangle in its colour where it leaves the frame, and its value at the last ``t`` is listed
+    in the upper left corner. Returns the listed labels.
+    """
+    if top is None:
+        return []
+    ax.set_ylim(0, top)
+    out = []
+    for label, colour, t, mean in curves:
+        t, mean = np.asarray(t, float), np.asarray(mean, float)
+        above = np.flatnonzero(mean > top)
+        if not len(above):
+            continue
+        i = int(above[0])
+        x = t[i]
+        if i > 0 and mean[i] > mean[i - 1] and t[i - 1] > 0:  # interpolate the exit in log t
+            f = (top - mean[i - 1]) / (mean[i] - mean[i - 1])
+            x = float(np.exp(np.log(t[i - 1]) + f * (np.log(t[i]) - np.log(t[i - 1]))))
+        ax.plot([x], [top], marker="^", ms=7, color=colour, clip_on=False, zorder=5, ls="none")
+        out.append(f"{label}: {mean[-1]:.2g}")
+    if out:
+        ax.text(0.02, 0.97, "above the frame (mean at T):\n" + "\n".join(out), transform=ax.transAxes,
+                fontsize=6.5, va="top", ha="left", color="#333333",
+                bbox={"facecolor": "white", "edgecolor": "#cccccc", "alpha": 0.85, "pad": 2})
+    return out
+
+
+def panel_title(letter: int, paper_title: str, dataset: str) -> str:
+    """Panel title as in the paper, ``(a) <paper's name>``, with the suite's dataset id beside."""
+    return f"({chr(ord('a') + letter)}) {paper_title}\n[{dataset}]"
 
 
 def regret_panels(

@@ -14,8 +14,6 @@ from ..contract import StepContext
 from . import NAME, Curve, curve_settings, curves, panel_specs, robustness_specs
 from .tables import read_regret, read_rows, to_float, write_rows
 
-#: Drawn but left out of the y range of the figures (see Decisions in the package docstring).
-RANDOM = "random"
 REGRET_COLUMNS = ["dataset", "algorithm", "label", "param_hash", "variant", "t", "mean", "stderr", "n_runs"]
 FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "variant", "horizon", "run", "final"]
 
@@ -55,12 +53,34 @@ def aggregate(ctx: StepContext) -> None:
                       seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "shards": len(specs)}, **t.as_kwargs())
 
 
-def _panel_title(name: str, ds: Mapping | None) -> str:
+#: The paper's panel names (Table 3 (a)-(f) and L295); panel letters follow the configured order,
+#: which for Figure 1 puts the three MSLR panels first as (a)-(c) (L295). The letters of the other
+#: panels and all of Figure 2 are not in the text (the images are not part of it).
+PAPER_PANEL_NAMES = {
+    "kom_mslr16_condorcet": "MSLR (K = 16, Condorcet)",
+    "kom_mslr16_noncondorcet": "MSLR (K = 16, non-Condorcet)",
+    "kom_mslr64_noncondorcet": "MSLR (K = 64, non-Condorcet)",
+    "sushi": "Sushi (K = 16)",
+    "gap": "Gap (K = 5)",
+    "multisol": "MultiSol (K = 5)",
+    "arxiv": "ArXiv (K = 6)",
+    "cyclic": "Cyclic (K = 4)",
+    "mslr5_condorcet_printed": "MSLR Fixed (K = 5, Condorcet)",
+    "mslr5_noncondorcet_printed": "MSLR Fixed (K = 5, non-Condorcet)",
+}
+#: The curves the y range is fitted to: the Copeland algorithms compared with the bounds (L307) and
+#: LB ln t. Curves rising above (Random, SAVAGE, the Condorcet algorithms without a Condorcet winner,
+#: a large ECWB ln t) are marked where they leave the frame (:func:`..plotting.frame_curves`).
+FRAME_ALGORITHMS = ("ccb", "ecw_rmed")
+
+
+def _panel_name(name: str, ds: Mapping | None) -> str:
+    if name in PAPER_PANEL_NAMES:
+        return PAPER_PANEL_NAMES[name]
     if not ds:
         return name
     cw = ds.get("has_condorcet_winner") == "true"
-    status = "Condorcet winner" if cw else f"no Condorcet winner, {ds.get('n_copeland_winners')} Copeland winner(s)"
-    return f"{name}\n(K = {ds.get('K')}, {status})"
+    return f"K = {ds.get('K')}, {'Condorcet' if cw else 'non-Condorcet'}"
 
 
 def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Mapping, dsinfo: Mapping,
@@ -71,18 +91,18 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..plotting import algorithm_style
+    from ..plotting import algorithm_style, frame_curves, frame_top, panel_title
 
     n = len(datasets)
-    ncols = min(3, n)
+    ncols = 2 if n == 4 else min(3, n)
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.5 * nrows + 0.9), squeeze=False)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.6 * nrows + 0.9), squeeze=False)
     handles = {}
     tt = np.geomspace(1.0, float(horizon), 200)
     for k, d in enumerate(datasets):
         ax = axes[k // ncols][k % ncols]
         sub = regret[regret["dataset"] == d]
-        top = 0.0
+        framed, drawn = [], []
         for c in cs:
             cur = sub[(sub["algorithm"] == c.name) & (sub["param_hash"] == c.param_hash)].sort_values("t")
             if cur.empty:
@@ -97,8 +117,9 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
             (line,) = ax.plot(t, m, lw=1.5, **style)
             ax.fill_between(t, m - se, m + se, color=style["color"], alpha=0.2, lw=0)
             handles.setdefault(c.label, line)
-            if c.name != RANDOM:
-                top = max(top, float(m[-1] + se[-1]))
+            drawn.append((c.label, style["color"], t, m))
+            if c.name in FRAME_ALGORITHMS:
+                framed.append(float(np.max(m + se)))
         b = bounds.get(d)
         if b is not None:
             for key, label, colour, lw in (("ecwb", "ECWB · ln t", "#9a9a9a", 2.4), ("lb", "LB · ln t", "#000000", 1.0)):
@@ -106,11 +127,13 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
                 if math.isfinite(v):
                     (line,) = ax.plot(tt, v * np.log(tt), color=colour, lw=lw, ls="-", zorder=1)
                     handles.setdefault(label, line)
+                    drawn.append((label, colour, tt, v * np.log(tt)))
+                    if key == "lb":
+                        framed.append(float(v * np.log(tt[-1])))
         ax.set_xscale("log")
         ax.set_xlim(1, horizon)
-        if top > 0:
-            ax.set_ylim(0, 1.2 * top)
-        ax.set_title(_panel_title(d, dsinfo.get(d)), fontsize=9)
+        frame_curves(ax, frame_top(framed), drawn)
+        ax.set_title(panel_title(k, _panel_name(d, dsinfo.get(d)), d), fontsize=9)
         ax.set_xlabel("round t")
         ax.set_ylabel("regret R(t)")
         ax.grid(True, which="major", alpha=0.3)
