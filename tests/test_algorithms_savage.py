@@ -204,8 +204,8 @@ def test_horizon_dependence_through_delta():
     from duelbench.engine.seeding import run_rng
 
     for k, T in enumerate(ck):
-        rng = run_rng(1, PreferenceMatrix(MULTISOL).identity, "copeland_savage", {}, 0)
-        out, _ = savage.run(MULTISOL, _rs(MULTISOL), np.array([T], dtype=np.int64), np.zeros(0), rng, False)
+        rng = run_rng(1, PreferenceMatrix(MULTISOL).identity, "copeland_savage", {"strict_independence": 0.0}, 0)
+        out, _ = savage.run(MULTISOL, _rs(MULTISOL), np.array([T], dtype=np.int64), np.zeros(1), rng, False)
         assert out[0, -1] == r.regret[0, k]
 
 

@@ -279,7 +279,7 @@ def test_seed_changes_the_stream(algorithm):
 def test_params_change_the_stream(algorithm):
     canon = canonical_params(algorithm, {})
     key = next(iter(canon))
-    other = {**canon, key: canon[key] * 1.25}
+    other = {**canon, key: canon[key] * 1.25 if canon[key] else 1.0}
     canonical_params(algorithm, other)  # a valid value
     assert run_rng(0, "arxiv", algorithm, canon, 0).random() != run_rng(0, "arxiv", algorithm, other, 0).random()
     # the key order of the parameters does not matter (canonical JSON)

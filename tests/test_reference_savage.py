@@ -140,3 +140,32 @@ def test_default_horizon_grid_runs_each_horizon_from_the_start(name, seed, run):
         pairs = reference_pairs(_Tap(), name, int(c), algorithm=ALGORITHM, seed=seed, run=run)
         expected.append(R[pairs[:, 0], pairs[:, 1]].sum())
     np.testing.assert_allclose(r.regrets["copeland"][0], expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed,run", SEEDS)
+@pytest.mark.parametrize("name,T", [("multisol", 20_000), ("random6", 20_000), ("cyclic", 20_000)])
+def test_strict_independence_variant_equals_reference(name, T, seed, run):
+    """The labelled reading ``strict_independence = 1`` (Indep test with ``<``) equals the
+    reference with the same test, pair for pair."""
+    params = {"strict_independence": 1.0}
+    tap = _Tap()
+    P = _instance(name)
+    ref = reference_pairs(tap, P, T, algorithm=ALGORITHM, seed=seed, run=run, params=params)
+    got = duelbench.simulate(ALGORITHM, P, T, 1, seed, run_start=run, record_pairs=True, checkpoints=[T],
+                             **params).pairs[0]
+    assert np.array_equal(ref, got)
+
+
+def test_the_readings_differ_where_arms_tie_with_the_certified_score():
+    """On MultiSol (three Copeland winners of equal score) the strict test keeps the tied
+    winners' pairs, so fewer pairs leave W by the Indep test than with ``<=`` (summed over runs:
+    the two readings draw from different streams)."""
+    removed = {0.0: 0, 1.0: 0}
+    for run in range(8):
+        for strict in removed:
+            tap = _Tap()
+            reference_pairs(tap, "multisol", 20_000, algorithm=ALGORITHM, seed=0, run=run,
+                            params={"strict_independence": strict})
+            assert tap.ref.winner is not None
+            removed[strict] += tap.ref.events["indep_removed"]
+    assert removed[1.0] < removed[0.0], removed

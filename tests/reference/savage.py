@@ -46,7 +46,8 @@ class ReferenceSavage:
     horizon : int
         The horizon T, known in advance (it sets δ = 1/T and the radius).
     params : dict
-        Canonical parameters (none).
+        Canonical parameters: ``strict_independence`` (1: the Indep test with ``<`` instead of
+        ``<=``).
 
     Attributes
     ----------
@@ -68,6 +69,7 @@ class ReferenceSavage:
         N = K * (K - 1) / 2.0
         delta = 1.0 / self.T
         self.log_term = math.log(2.0 * N * self.T / delta)
+        self.strict = bool(params.get("strict_independence", 0.0))
         self.W = np.zeros((K, K))
         self.winner = None
         self.explored = 0
@@ -103,7 +105,8 @@ class ReferenceSavage:
         beats = self._certain()
         up = K - 1 - beats.sum(axis=0)
         lo = beats.sum(axis=1)
-        out = up <= lo.max()  # the arm can at best tie with a certified Copeland score
+        # the arm can at best tie with a certified Copeland score (strict: it cannot even tie)
+        out = up < lo.max() if self.strict else up <= lo.max()
         active, resolved, indep = [], 0, 0
         for i in range(K):
             for j in range(i + 1, K):

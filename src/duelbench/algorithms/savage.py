@@ -33,9 +33,15 @@ Decisions
   differ by at most one, so this rule is exactly a round-robin over W in lexicographic order that
   skips removed pairs; it is implemented as such (O(1) per step, a linked list over W).
 * Removal test ("Indep").  A pair is removed when its interval excludes 1/2, or when *both* of
-  its arms have ``Cpld_up ≤ max_b Cpld_lo`` (non-strict "≤"): such an arm can at best tie with an
-  arm whose Copeland score is already certified, so its remaining pairs cannot change *which* arm
-  is a Copeland winner.  Cpld_up(a) = K − 1 − #{k : k certainly beats a}, Cpld_lo(b) =
+  its arms have ``Cpld_up ≤ max_b Cpld_lo`` (non-strict "≤", the declared reading): such an arm
+  can at best tie with an arm whose Copeland score is already certified, so its remaining pairs
+  cannot change *whether the certified arm is a Copeland winner*.  The reading follows SAVAGE's
+  own definition: a variable is dropped once no value it can still take changes the answer, and
+  the answer here is one arm to exploit (a Copeland winner), not the set of all Copeland
+  winners.  Neither paper prints the test (paper 000 L305, paper 001 L385).  The parameter
+  ``strict_independence = 1`` is the other reading, ``Cpld_up < max_b Cpld_lo``: arms that can
+  still tie with the best certified score stay until their pairs are decided, i.e. the test
+  identifies every Copeland winner; it is run only as a labelled variant.  Cpld_up(a) = K − 1 − #{k : k certainly beats a}, Cpld_lo(b) =
   #{k : b certainly beats k}, "certainly" = the pair's interval excludes 1/2.  Intervals depend
   only on a pair's own samples (not on t), so both counts change only when a pair is resolved;
   an arm that satisfies the condition keeps satisfying it (Cpld_up never rises, the maximum of
@@ -77,6 +83,7 @@ CUR = 1  # next pair to draw (−1: wrap around to HEAD)
 N_ACTIVE = 2  # |W|
 M_LO = 3  # max_b Cpld_lo(b)
 WINNER = 4  # the arm played after exploration (−1 until chosen)
+STRICT = 5  # 1: the strict removal test Cpld_up < max Cpld_lo (parameter strict_independence)
 
 
 @numba.njit(cache=True)
@@ -110,7 +117,8 @@ def init(K, T, params):
     won = np.zeros(K, dtype=np.int64)  # Cpld_lo(a)
     out = np.zeros(K, dtype=np.bool_)  # Cpld_up(a) ≤ M_LO
     newly = np.zeros(K, dtype=np.int64)
-    sc = np.zeros(5, dtype=np.int64)
+    sc = np.zeros(6, dtype=np.int64)
+    sc[STRICT] = 1 if params.shape[0] > 0 and params[0] > 0.5 else 0
     sc[HEAD] = 0 if N > 0 else -1
     sc[CUR] = sc[HEAD]
     sc[N_ACTIVE] = N
@@ -147,6 +155,12 @@ def next_pair(state):
 
 
 @numba.njit(cache=True)
+def _cannot_win_alone(cpld_up, m_lo, strict):
+    """The Indep test of an arm: ``Cpld_up ≤ max Cpld_lo`` (``<`` when ``strict``)."""
+    return cpld_up < m_lo if strict else cpld_up <= m_lo
+
+
+@numba.njit(cache=True)
 def _resolve(state, q, winner, loser):
     """Pair q is decided (winner certainly beats loser): remove it, apply the "Cop" test."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -158,11 +172,11 @@ def _resolve(state, q, winner, loser):
     if won[winner] > sc[M_LO]:
         sc[M_LO] = won[winner]
         for a in range(K):  # the threshold rose: any arm may drop out
-            if not out[a] and K - 1 - lost[a] <= sc[M_LO]:
+            if not out[a] and _cannot_win_alone(K - 1 - lost[a], sc[M_LO], sc[STRICT]):
                 out[a] = True
                 newly[m] = a
                 m += 1
-    elif not out[loser] and K - 1 - lost[loser] <= sc[M_LO]:  # only the loser's Cpld_up fell
+    elif not out[loser] and _cannot_win_alone(K - 1 - lost[loser], sc[M_LO], sc[STRICT]):  # only the loser's fell
         out[loser] = True
         newly[0] = loser
         m = 1
@@ -251,11 +265,18 @@ def run_stepwise(P, regret, checkpoints, params, rng, record_pairs):
     return _run(P, regret, checkpoints, params, rng, record_pairs, False)
 
 
+def _validate(params: dict) -> None:
+    if params["strict_independence"] not in (0.0, 1.0):
+        raise ValueError("copeland_savage: strict_independence must be 0 (the Indep test with <=, declared) "
+                         f"or 1 (with <), got {params['strict_independence']!r}")
+
+
 ALGORITHM = AlgorithmSpec(
     name="copeland_savage",
     title="Copeland SAVAGE",
     reference="Urvoy et al. (ICML 2013), SAVAGE with the Copeland Indep test; delta = 1/T as in Komiyama et al. (2016) L305",
-    defaults={},
+    defaults={"strict_independence": 0.0},
     run=run,
     needs_horizon=True,
+    validate=_validate,
 )
