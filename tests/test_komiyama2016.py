@@ -110,8 +110,11 @@ def test_outputs_are_under_the_fidelity_figures_dir(base_config):
 
 def test_plan_declares_steps_items_and_samples(base_config):
     p = contract.plan(effective_config(base_config, "quick"), kom.NAME)
-    assert [s.name for s in p.steps] == ["bounds", "table1", "aggregate", "figure1", "figure2", "robustness", "checks"]
-    assert sorted(p.outputs()) == sorted(kom.outputs(base_config, "quick").values())
+    # the package's steps, then the contract's reading-sensitivity step (duelbench.experiments.readings)
+    assert [s.name for s in p.steps] == ["bounds", "table1", "aggregate", "figure1", "figure2", "robustness", "checks",
+                                         "readings"]
+    assert sorted(p.outputs()) == sorted([*kom.outputs(base_config, "quick").values(),
+                                          *p.step("readings").outputs.values()])
     assert {path for item in p.items for path in item.outputs} == set(p.outputs())  # every output is shown
     assert {i.id for i in p.items} >= {"table1", "figure1", "figure2", "bounds", "robustness", "checks"}
     assert all(i.caption for i in p.items)

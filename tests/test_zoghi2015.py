@@ -395,10 +395,11 @@ def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(
 
     for fid in ("paper", "quick", "smoke"):
         p = contract.plan(dict(config, fidelity=fid), "zoghi2015")
-        out = z.outputs(config, fid)
+        # the package's outputs and the contract's reading-sensitivity step (duelbench.experiments.readings)
+        out = {**z.outputs(config, fid), **{f"readings_{k}": v for k, v in p.step("readings").outputs.items()}}
         assert p.kinds == ("copeland_zoghi", "copeland")
         assert [s.name for s in p.steps] == ["appendix_c_tables", "appendix_c_figures", "regret_aggregate",
-                                             "regret_figures", "checks"]
+                                             "regret_figures", "checks", "readings"]
         assert sorted(p.outputs()) == sorted(out.values())  # each output written by exactly one step
         shown = {path for item in p.items for path in item.outputs}
         assert shown == set(out.values()), sorted(set(out.values()) - shown)

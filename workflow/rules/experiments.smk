@@ -10,9 +10,13 @@ from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
 PLANS = {}
+#: (experiment, reading id) -> the Plan of that declared reading variant (duelbench.experiments.readings)
+READING_PLANS = {}
 for _name in dbx_contract.configured(config):
     try:
         PLANS[_name] = dbx_contract.plan(config, _name)
+        for _rid, _rplan in dbx_contract.reading_plans(config, _name).items():
+            READING_PLANS[(_name, _rid)] = _rplan
     except (dbx.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
 
@@ -40,10 +44,10 @@ def step_samples(plan, families):
 REPORT_SUFFIXES = (".png", ".csv")
 
 
-def step_outputs(plan, step):
+def step_outputs(plan, step, in_report=True):
     """Named outputs of a step and their sidecars; what an item shows goes to the report, with
     the item's caption (written from the plan by dbx_contract.write_caption)."""
-    shown = {p: item for item in plan.items for p in item.outputs}
+    shown = {p: item for item in plan.items for p in item.outputs} if in_report else {}
     out = {}
     for key, path in step.outputs.items():
         item = shown.get(path)
@@ -66,30 +70,38 @@ def step_inputs(plan, step):
     return named
 
 
-for _name, _plan in PLANS.items():
-    register_shards(_plan.shards, owner=_name)
+# One rule per step of every plan: `<paper>_<step>` for the declared reading, and
+# `<paper>__<reading>__<step>` for each reading variant (its outputs under readings/<id>/, not in
+# the report: the paper's `readings` item shows them).
+_ALL_PLANS = [(_name, None, _plan) for _name, _plan in PLANS.items()] + [
+    (_name, _rid, _plan) for (_name, _rid), _plan in READING_PLANS.items()]
+for _name, _rid, _plan in _ALL_PLANS:
+    register_shards(_plan.shards, owner=_name if _rid is None else f"{_name} reading {_rid}")
     register_samples(_plan.samples)
     _code = dbx_contract.code_hash(_name)
+    _prefix, _logs = (f"{_name}_", f"{_name}") if _rid is None else (f"{_name}__{_rid}__", f"{_name}/readings/{_rid}")
     for _step in _plan.steps:
 
         rule:
             name:
-                f"{_name}_{_step.name}"
+                f"{_prefix}{_step.name}"
             input:
                 **step_inputs(_plan, _step),
             output:
-                **step_outputs(_plan, _step),
+                **step_outputs(_plan, _step, in_report=_rid is None),
             params:
                 experiment=_name,
+                reading=_rid or "",
                 step=_step.name,
                 settings=json.dumps(_step.settings, sort_keys=True, default=str),
                 code=_code,
             log:
-                f"{RESULTS}/logs/{FIDELITY}/{_name}/{_step.name}.log",
+                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
             message:
-                _step.message or f"{_name}: {_step.name}"
+                _step.message or f"{_name}{'' if _rid is None else ' [reading ' + _rid + ']'}: {_step.name}"
             threads: 1
             script:
                 "../scripts/step.py"
 
-    register_experiment(_name, with_sidecars(_plan.outputs()))
+    if _rid is None:
+        register_experiment(_name, with_sidecars(_plan.outputs()))

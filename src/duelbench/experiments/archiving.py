@@ -27,18 +27,20 @@ from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
-from .contract import configured, plan
+from .contract import configured, plan, reading_plans
 from .samples import SampleSources, archive_sample_shards, entry_path
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
-    """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment."""
-    specs, kinds, samples = {}, {}, []
+    """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment
+    and its reading variants."""
+    specs, kinds, samples, seen = {}, {}, [], set()
     for name in configured(config):
-        p = plan(config, name)
-        for spec in p.shards:
-            specs.setdefault(spec.path, spec)
-            kinds.setdefault(spec.path, set()).update(p.kinds)
-        samples.extend(p.samples)
+        for p in (plan(config, name), *reading_plans(config, name).values()):
+            for spec in p.shards:
+                specs.setdefault(spec.path, spec)
+                kinds.setdefault(spec.path, set()).update(p.kinds)
+            samples.extend(s for s in p.samples if s.path not in seen)
+            seen.update(s.path for s in p.samples)
     return specs, kinds, samples
 
 

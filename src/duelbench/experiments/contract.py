@@ -257,20 +257,42 @@ def package(name: str):
 
 
 def resolve(experiment: str, function: str) -> Callable:
-    """The callable named ``"module:function"`` in the package of ``experiment``."""
+    """The callable named ``"module:function"`` in the package of ``experiment`` (a module
+    path starting with ``duelbench.`` is absolute: a step every paper shares)."""
     module, _, attr = function.partition(":")
-    mod = importlib.import_module(f"{__package__}.{experiment}.{module}" if module else f"{__package__}.{experiment}")
+    if module.startswith("duelbench."):
+        mod = importlib.import_module(module)
+    else:
+        mod = importlib.import_module(f"{__package__}.{experiment}.{module}" if module
+                                      else f"{__package__}.{experiment}")
     try:
         return getattr(mod, attr)
     except AttributeError:
         raise ConfigError(f"{experiment}: {mod.__name__} has no function {attr!r}") from None
 
 
-def plan(config: Mapping, experiment: str) -> Plan:
-    """The checked :class:`Plan` of ``experiment`` under ``config`` (the effective configuration)."""
-    p = package(experiment).plan(config)
+def plan(config: Mapping, experiment: str, reading: str | None = None) -> Plan:
+    """The checked :class:`Plan` of ``experiment`` under ``config`` (the effective configuration).
+
+    With ``reading``, the plan of that declared reading variant
+    (:func:`duelbench.experiments.readings.reading_config`); without, the declared reading's plan,
+    which ends with the ``readings`` step when the paper declares variants.
+    """
+    from . import readings
+
+    if reading is not None:
+        p = package(experiment).plan(readings.reading_config(config, readings.find(config, experiment, reading)))
+    else:
+        p = readings.with_readings(package(experiment).plan(config), config, reading_plans(config, experiment))
     p.check()
     return p
+
+
+def reading_plans(config: Mapping, experiment: str) -> dict[str, Plan]:
+    """Reading id -> the plan of that declared reading variant of ``experiment``."""
+    from . import readings
+
+    return {r.id: plan(config, experiment, r.id) for r in readings.declared(config, experiment)}
 
 
 def configured(config: Mapping) -> list[str]:
@@ -305,10 +327,21 @@ class StepContext:
     input: Files
     output: Files
     log: str | None = None
+    #: dataset renamings of a reading variant, applied to the registry's statistics (:meth:`registry`)
+    aliases: dict = field(default_factory=dict)
 
     @property
     def settings(self) -> dict:
         return self.plan.settings
+
+    def registry(self, path: str) -> dict:
+        """The published-number registry at ``path`` as this plan scores it (a reading variant's
+        dataset aliases applied, :func:`duelbench.experiments.readings.aliased_registry`)."""
+        from duelbench.report.checks import load_registry
+
+        from .readings import aliased_registry
+
+        return aliased_registry(load_registry(path), self.aliases)
 
     def load(self, specs: Sequence[ShardSpec]):
         """The runs of one job's shards (in run order), from the archive when it holds them."""
@@ -322,12 +355,18 @@ def _files(named: Mapping[str, Any] | Iterable) -> Files:
 
 
 def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outputs: Mapping,
-             log: str | None = None) -> None:
-    """Run ``step`` of ``experiment``: re-plan from ``config`` and call the step's function."""
-    p = plan(config, experiment)
+             log: str | None = None, reading: str | None = None) -> None:
+    """Run ``step`` of ``experiment`` (of its reading variant ``reading``): re-plan from
+    ``config`` and call the step's function."""
+    from . import readings
+
+    p = plan(config, experiment, reading)
     s = p.step(step)
     missing = sorted(set(s.outputs) - set(outputs))
     if missing:
         raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
-    ctx = StepContext(plan=p, config=dict(config), step=s, input=_files(inputs), output=_files(outputs), log=log)
+    r = readings.find(config, experiment, reading) if reading else None
+    cfg = readings.reading_config(config, r) if r else dict(config)
+    ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
+                      aliases=dict(r.aliases) if r else {})
     resolve(experiment, s.function)(ctx)

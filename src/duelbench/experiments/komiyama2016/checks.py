@@ -335,11 +335,11 @@ def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
 def write_checks(ctx: StepContext) -> list[CheckResult]:
     """Step ``checks``: ``checks.csv`` (+ sidecar) from the experiment's tables."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import load_registry, write_checks_csv
+    from duelbench.report.checks import write_checks_csv
 
     s, i = ctx.settings, ctx.input
     with log_to(ctx.log), Timer() as t:
-        registry = load_registry(i.registry)
+        registry = ctx.registry(i.registry)
         tables = Tables.read(s, bounds=i.bounds, winners=i.winners, datasets=i.datasets, table1=i.table1,
                              final=i.final, regret=i.regret)
         results = evaluate_all(tables, registry)

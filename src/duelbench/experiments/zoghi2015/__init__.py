@@ -119,6 +119,9 @@ from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, 
 NAME = "zoghi2015"
 #: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
 #: click models whose every per-sample quantity is computed.
+#: Table-1 pooling (Z6) -> the smallest K pooled: every K = 1..136 with equal weight (declared; K = 1
+#: overlaps trivially), or K = 2..136 (labelled variant).
+POOLINGS = {"equal_weight_over_k": 1, "equal_weight_over_k_from_2": 2}
 APPENDIX_C_DEFAULTS = {"winner_statistics": ("mslr_informational",), "random_walk_main": "C",
                        "von_neumann_support": "union", "support_tol": 1e-9, "pooling": "equal_weight_over_k",
                        "k_values": "all"}
@@ -156,8 +159,8 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
     if s["kind"] != "copeland_zoghi":
         raise ConfigError(f"zoghi2015.kind: only 'copeland_zoghi' (Definition 1, reading Z3) is supported, "
                           f"got {s['kind']!r}")
-    if a["pooling"] != "equal_weight_over_k":
-        raise ConfigError(f"zoghi2015.appendix_c.pooling: only 'equal_weight_over_k' (Z6), got {a['pooling']!r}")
+    if a["pooling"] not in POOLINGS:
+        raise ConfigError(f"zoghi2015.appendix_c.pooling: one of {list(POOLINGS)} (Z6), got {a['pooling']!r}")
     unknown = [m for m in a["click_models"] if m not in CLICK_MODELS]
     if unknown:
         raise ConfigError(f"zoghi2015.appendix_c.click_models: unknown {unknown}; known: {list(CLICK_MODELS)}")

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import log_to
 from ..contract import Plan, StepContext
-from . import APPENDIX_C_TABLES, MAIN_CLICK_MODEL, NAME, registry_path
+from . import APPENDIX_C_TABLES, MAIN_CLICK_MODEL, NAME, POOLINGS, registry_path
 from .appendix_c import N_ARMS, WORDS, AppendixCError, delta_ratio, set_columns
 
 #: Table 1's four notions (rows and columns of ``table1_overlap.csv``).
@@ -101,9 +101,10 @@ def per_k_proportion(k: np.ndarray, flag: np.ndarray) -> tuple[np.ndarray, np.nd
     return ks, hits / n, n
 
 
-def pooled_percentage(k: np.ndarray, flag: np.ndarray) -> tuple[float, float]:
-    """Equal-weight pooling over K (Z6): (100 x mean_K p_K, its binomial s.e. x 100)."""
-    _, p, n = per_k_proportion(k, flag)
+def pooled_percentage(k: np.ndarray, flag: np.ndarray, k_min: int = 1) -> tuple[float, float]:
+    """Equal-weight pooling over K >= ``k_min`` (Z6): (100 x mean_K p_K, its binomial s.e. x 100)."""
+    keep = np.asarray(k) >= k_min
+    _, p, n = per_k_proportion(np.asarray(k)[keep], np.asarray(flag)[keep])
     mean = float(p.mean())
     se = float(np.sqrt(np.sum(p * (1 - p) / n)) / p.size)
     return 100.0 * mean, 100.0 * se
@@ -133,8 +134,8 @@ def table1_variants(main_rw: str, main_vn: str) -> dict[str, tuple[str, str, str
     return out
 
 
-def table1_long(rec: Records, main_rw: str = "C", main_vn: str = "union") -> "object":
-    """Every Table-1 cell of the main reading and of each variant, pooled over K (Z6).
+def table1_long(rec: Records, main_rw: str = "C", main_vn: str = "union", k_min: int = 1) -> "object":
+    """Every Table-1 cell of the main reading and of each variant, pooled over K >= ``k_min`` (Z6).
 
     Columns: ``variant, row, column, percent, se, calibrated, label``. ``row = column`` cells are
     100 (a set meets itself). Extra rows ``copeland_in_vn_support`` (column ``von_neumann``).
@@ -151,10 +152,10 @@ def table1_long(rec: Records, main_rw: str = "C", main_vn: str = "union") -> "ob
                 if a == b:
                     pct, se = 100.0, 0.0
                 else:
-                    pct, se = pooled_percentage(k, rec.overlap(m[a], m[b]))
+                    pct, se = pooled_percentage(k, rec.overlap(m[a], m[b]), k_min)
                 rows.append({"variant": variant, "row": a, "column": b, "percent": pct, "se": se,
                              "calibrated": "random_walk" in (a, b) and a != b, "label": label})
-        pct, se = pooled_percentage(k, rec.contained("copeland", m["von_neumann"]))
+        pct, se = pooled_percentage(k, rec.contained("copeland", m["von_neumann"]), k_min)
         rows.append({"variant": variant, "row": "copeland_in_vn_support", "column": "von_neumann", "percent": pct,
                      "se": se, "calibrated": False, "label": label})
     return pd.DataFrame(rows)
@@ -238,7 +239,9 @@ def table1_markdown(long, s: Mapping, published: Mapping[str, float], n_per_k: i
     names = {"copeland": "Copeland", "von_neumann": "von Neumann", "borda": "Borda", "random_walk": "Random Walk"}
     a = s["appendix_c"]
     full_k = list(ks) == list(range(1, N_ARMS + 1))
-    krange = "K = 1..136" if full_k else f"K in {{{', '.join(map(str, ks))}}} only (not the declared 1..136)"
+    k_min = POOLINGS[a["pooling"]]
+    krange = (f"K = {k_min}..136" if full_k else
+              f"K in {{{', '.join(str(k) for k in ks if k >= k_min)}}} only (not the declared 1..136)")
     header = "| Overlap | " + " | ".join(names[c] for c in TABLE1_NOTIONS) + " |"
     rule = "|---|" + "---|" * len(TABLE1_NOTIONS)
     lines = [
@@ -314,7 +317,7 @@ def write_tables(ctx: StepContext) -> None:
                                  "list it in zoghi2015.appendix_c.click_models and winner_statistics")
         write_table(condorcet_table(records), out.condorcet_csv,
                     columns=["K", "p_condorcet", "n_samples", "stderr", "click_model"])
-        long = table1_long(main, a["random_walk_main"], a["von_neumann_support"])
+        long = table1_long(main, a["random_walk_main"], a["von_neumann_support"], POOLINGS[a["pooling"]])
         write_table(long, out.table1_long_csv)
         table1_matrix(long, "main", "percent").to_csv(out.table1_csv, float_format="%.6g", lineterminator="\n")
         table1_matrix(long, "main", "se").to_csv(out.table1_se_csv, float_format="%.6g", lineterminator="\n")

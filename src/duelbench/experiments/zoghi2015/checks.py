@@ -275,11 +275,11 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
 def write_checks(ctx: StepContext) -> list:
     """Every registry check at the active fidelity -> ``checks.csv`` (+ sidecar)."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import evaluate_registry, load_registry, write_checks_csv
+    from duelbench.report.checks import evaluate_registry, write_checks_csv
 
     s, inp = ctx.settings, ctx.input
     with log_to(ctx.log), Timer() as t:
-        registry = load_registry(inp.registry)
+        registry = ctx.registry(inp.registry)
         meas = {}
         meas.update(fact_measurements())
         meas.update(theory_measurements())

@@ -1,0 +1,287 @@
+"""Reading sensitivity: the open readings of a paper, each run as a labelled variant of its plan.
+
+Where a paper leaves a detail open, the suite declares one reading (the *declared* reading, the
+one every status is decided on) and may run others as labelled variants. A paper's config
+section lists them under ``readings``, in a commit before they run::
+
+    readings:
+      - id: savage_strict                       # [a-z0-9_]+, unique within the paper
+        items: [Figure 1]                       # registry items whose checks are all scored
+        reading: "SAVAGE's Indep test with <"   # the alternative, citing the paper
+        declared: "<= (the declared reading)"   # what it replaces
+        algorithm_params: {copeland_savage: {strict_independence: 1}}
+        overrides: {}                           # merged into the paper's effective section
+        aliases: {}                             # dataset -> dataset read by the check statistics
+        fidelities: {quick: {overrides: {...}}} # per-fidelity replacement of `overrides`
+        cost: "0.1 CPU-h at paper fidelity"     # the declared estimate
+
+A reading variant is the paper's own plan built from a modified configuration
+(:func:`reading_config`): ``overrides`` are applied after the active fidelity's overrides;
+``algorithm_params`` are merged into every configured entry of the named algorithms (in any
+``algorithms`` or ``variants`` list of the section); its tables and figures go to
+``<figures root>/readings/<id>/<paper>/``. Simulation and sample shards are keyed by what they
+compute, so the variant reuses every shard it shares with the declared reading and computes
+only what differs. ``aliases`` rename datasets inside the registry's statistic names, so the
+same checks can be scored on another instance (e.g. Figure 2 of Zoghi et al. on a generator
+with other gaps).
+
+The paper's plan then gets one more step, ``readings`` (:func:`write_table`): every check of
+every scored item under the declared reading and under each variant, with the flips in both
+directions, in ``readings.csv`` and ``readings.md``. The status stays on the declared reading.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from . import ConfigError, deep_merge, effective_config, experiment_settings, fidelity_settings, figures_root
+
+#: Config key of a paper section that lists its reading variants.
+KEY = "readings"
+#: Keys of a reading declaration.
+FIELDS = ("id", "items", "reading", "declared", "overrides", "algorithm_params", "aliases", "fidelities", "cost")
+#: Lists of algorithm entries inside a paper section that ``algorithm_params`` rewrites.
+ALGORITHM_LISTS = ("algorithms", "variants")
+#: Columns of ``readings.csv``.
+COLUMNS = ["reading", "item", "claim_id", "description", "declared_outcome", "declared_reproduced",
+           "variant_outcome", "variant_reproduced", "flip", "variant_evidence"]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One declared reading variant of a paper (see the module docstring)."""
+
+    experiment: str
+    id: str
+    items: tuple[str, ...]
+    reading: str
+    declared: str
+    overrides: dict = field(default_factory=dict, hash=False, compare=False)
+    algorithm_params: dict = field(default_factory=dict, hash=False, compare=False)
+    aliases: dict = field(default_factory=dict, hash=False, compare=False)
+    fidelities: dict = field(default_factory=dict, hash=False, compare=False)
+    cost: str = ""
+
+
+def declared(config: Mapping, experiment: str) -> list[Reading]:
+    """The readings of ``experiment`` in ``config``; ConfigError naming the key on bad input."""
+    section = config.get(experiment) or {}
+    raw = section.get(KEY) or []
+    where = f"{experiment}.{KEY}"
+    if not isinstance(raw, list):
+        raise ConfigError(f"{where}: a list of reading declarations, got {type(raw).__name__}")
+    out, seen = [], set()
+    for n, entry in enumerate(raw):
+        key = f"{where}[{n}]"
+        if not isinstance(entry, Mapping):
+            raise ConfigError(f"{key}: a mapping with keys {', '.join(FIELDS)}")
+        unknown = sorted(set(entry) - set(FIELDS))
+        if unknown:
+            raise ConfigError(f"{key}: unknown keys {unknown}; known: {', '.join(FIELDS)}")
+        for required in ("id", "items", "reading", "declared"):
+            if not entry.get(required):
+                raise ConfigError(f"{key}: '{required}' is required")
+        rid = str(entry["id"])
+        if not re.fullmatch(r"[a-z0-9_]+", rid) or rid in seen:
+            raise ConfigError(f"{key}.id: {rid!r} must be [a-z0-9_]+ and unique within {experiment}")
+        seen.add(rid)
+        for mapping in ("overrides", "algorithm_params", "aliases", "fidelities"):
+            if not isinstance(entry.get(mapping) or {}, Mapping):
+                raise ConfigError(f"{key}.{mapping}: a mapping")
+        out.append(Reading(experiment=experiment, id=rid, items=tuple(entry["items"]), reading=str(entry["reading"]),
+                           declared=str(entry["declared"]), overrides=dict(entry.get("overrides") or {}),
+                           algorithm_params=dict(entry.get("algorithm_params") or {}),
+                           aliases=dict(entry.get("aliases") or {}), fidelities=dict(entry.get("fidelities") or {}),
+                           cost=str(entry.get("cost") or "")))
+    return out
+
+
+def find(config: Mapping, experiment: str, reading_id: str) -> Reading:
+    for r in declared(config, experiment):
+        if r.id == reading_id:
+            return r
+    raise ConfigError(f"{experiment}.{KEY}: no reading {reading_id!r}")
+
+
+def _with_params(entries: Sequence, params: Mapping[str, Mapping]) -> list:
+    """Algorithm entries (names or mappings) with ``params`` merged into the named algorithms."""
+    out = []
+    for entry in entries:
+        e = {"name": entry} if isinstance(entry, str) else dict(entry)
+        if e.get("name") in params:
+            e["params"] = {**(e.get("params") or {}), **params[e["name"]]}
+        out.append(e)
+    return out
+
+
+def _rewrite_algorithms(section, params: Mapping[str, Mapping]):
+    """A copy of ``section`` with every algorithm list rewritten by :func:`_with_params`."""
+    if isinstance(section, Mapping):
+        return {k: (_with_params(v, params) if k in ALGORITHM_LISTS and isinstance(v, list)
+                    else _rewrite_algorithms(v, params)) for k, v in section.items()}
+    return copy.deepcopy(section)
+
+
+def reading_config(config: Mapping, reading: Reading) -> dict:
+    """The configuration whose plan is ``reading``'s variant of its paper.
+
+    The active fidelity's block gets the variant's overrides (after its own) and a figures root
+    under ``readings/<id>``; the paper section's readings are removed (a variant has none).
+    """
+    name = reading.experiment
+    out = copy.deepcopy(dict(config))
+    fid = effective_config(config)["fidelity"]
+    block = fidelity_settings(config)
+    per_fidelity = (reading.fidelities.get(fid) or {})
+    overrides = per_fidelity.get("overrides", reading.overrides)
+    section = deep_merge(experiment_settings(config, name), overrides or {})
+    section = _rewrite_algorithms(section, reading.algorithm_params)
+    section.pop(KEY, None)
+    block["overrides"] = {**(block.get("overrides") or {}), name: section}
+    block["figures"] = f"{figures_root(config)}/{KEY}/{reading.id}"
+    out.setdefault("fidelities", {})[fid] = block
+    out[name] = {k: v for k, v in out[name].items() if k != KEY}
+    return out
+
+
+def aliased_registry(registry: Mapping, aliases: Mapping[str, str]) -> dict:
+    """``registry`` with each dataset of ``aliases`` renamed inside the check statistics
+    (``order:<dataset>:a:b`` and the like), so a variant scores the same checks on another
+    instance."""
+    if not aliases:
+        return dict(registry)
+    out = dict(registry)
+    checks = []
+    for c in registry.get("checks", []):
+        parts = str(c.get("statistic", "")).split(":")
+        checks.append({**c, "statistic": ":".join(aliases.get(p, p) for p in parts)})
+    out["checks"] = checks
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the readings step of a paper's plan
+# --------------------------------------------------------------------------------------------
+def checks_path(plan) -> str:
+    """The ``checks.csv`` written by the plan's ``checks`` step."""
+    step = plan.step("checks")
+    paths = [p for p in step.outputs.values() if p.endswith("/checks.csv")]
+    if len(paths) != 1:
+        raise ConfigError(f"{plan.name}: the checks step must write exactly one checks.csv, writes {paths}")
+    return paths[0]
+
+
+def with_readings(plan, config: Mapping, variant_plans: Mapping[str, object]):
+    """``plan`` plus the ``readings`` step and item (when the paper declares readings)."""
+    from .contract import Item, Step
+
+    readings = declared(config, plan.name)
+    if not readings:
+        return plan
+    folder = f"{figures_root(config)}/{plan.name}"
+    out = {"csv": f"{folder}/readings.csv", "md": f"{folder}/readings.md"}
+    inputs = {"declared": checks_path(plan),
+              **{f"reading_{r.id}": checks_path(variant_plans[r.id]) for r in readings}}
+    registry = dict(plan.step("checks").inputs).get("registry")
+    if registry:
+        inputs["registry"] = registry
+    step = Step("readings", "duelbench.experiments.readings:write_table", inputs=inputs, outputs=out,
+                settings={"readings": [dataclasses.asdict(r) for r in readings]},
+                message=f"{plan.name}: every check of the scored items under each reading variant")
+    lines = [f"{r.id}: {r.reading} (declared: {r.declared}; items {', '.join(r.items)}"
+             + (f"; cost {r.cost}" if r.cost else "") + ")" for r in readings]
+    item = Item("readings", "table", "Reading sensitivity",
+                "Each reading the paper leaves open, run as a labelled variant and scored on every check of the "
+                "items it concerns, next to the declared reading; flips in both directions are listed, the "
+                "status stays on the declared reading. Variants (declared before they ran): " + "; ".join(lines)
+                + ".", (out["md"], out["csv"]))
+    return dataclasses.replace(plan, steps=[*plan.steps, step], items=[*plan.items, item])
+
+
+def _rows(path: str) -> dict[str, dict]:
+    from duelbench.report.checks import read_csv_rows
+
+    return {r["claim_id"]: r for r in read_csv_rows(path)}
+
+
+def flip(before: str, after: str) -> str:
+    """``"pass -> fail"`` and the like; empty when the outcome is the same."""
+    return "" if before == after else f"{before} -> {after}"
+
+
+def table_rows(readings: Sequence[Mapping], registry: Mapping, declared_rows: Mapping[str, Mapping],
+               variant_rows: Mapping[str, Mapping[str, Mapping]]) -> list[dict]:
+    """One row per (reading, check of a scored item): the declared and the variant outcome."""
+    rows = []
+    for r in readings:
+        for item in r["items"]:
+            checks = [c for c in registry.get("checks", []) if c.get("item") == item]
+            if not checks:
+                raise ConfigError(f"{r['experiment']}.{KEY} {r['id']}: item {item!r} has no check in the registry")
+            for c in checks:
+                d = declared_rows.get(c["id"], {})
+                v = variant_rows[r["id"]].get(c["id"], {})
+                rows.append({"reading": r["id"], "item": item, "claim_id": c["id"], "description": c.get("description", ""),
+                             "declared_outcome": d.get("outcome", "missing"), "declared_reproduced": d.get("reproduced", ""),
+                             "variant_outcome": v.get("outcome", "missing"), "variant_reproduced": v.get("reproduced", ""),
+                             "flip": flip(d.get("outcome", "missing"), v.get("outcome", "missing")),
+                             "variant_evidence": v.get("evidence", "")})
+    return rows
+
+
+def markdown(experiment: str, readings: Sequence[Mapping], rows: Sequence[Mapping], fidelity: str) -> str:
+    """``readings.md``: per reading, its declaration and the checks with their two outcomes."""
+    lines = [f"# Reading sensitivity: {experiment} (fidelity `{fidelity}`)", "",
+             "Each open reading runs as a labelled variant, declared before it ran, and is scored on every check "
+             "of the items it concerns. The status of every item stays on the declared reading.", ""]
+    for r in readings:
+        mine = [x for x in rows if x["reading"] == r["id"]]
+        flips = [x for x in mine if x["flip"]]
+        lines += [f"## `{r['id']}` ({', '.join(r['items'])})", "",
+                  f"* Variant: {r['reading']}", f"* Declared: {r['declared']}"]
+        if r.get("cost"):
+            lines.append(f"* Declared cost: {r['cost']}")
+        lines += [f"* Flips: {len(flips)} of {len(mine)} checks"
+                  + (" (" + "; ".join(f"`{x['claim_id']}` {x['flip']}" for x in flips) + ")" if flips else ""), "",
+                  "| check | declared | variant | flip |", "|---|---|---|---|"]
+        for x in mine:
+            lines.append(f"| `{x['claim_id']}` | {x['declared_outcome']} ({_num(x['declared_reproduced'])}) | "
+                         f"{x['variant_outcome']} ({_num(x['variant_reproduced'])}) | {x['flip'] or '-'} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _num(text) -> str:
+    try:
+        return f"{float(text):.4g}"
+    except (TypeError, ValueError):
+        return str(text) if text not in (None, "") else "-"
+
+
+def write_table(ctx) -> None:
+    """Step ``readings``: ``readings.csv`` and ``readings.md`` (+ sidecars)."""
+    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
+    from duelbench.report.checks import load_registry
+
+    from . import log_to
+    from .aggregate import write_table as write_csv
+
+    import pandas as pd
+
+    readings = ctx.step.settings["readings"]
+    i = ctx.input
+    with log_to(ctx.log), Timer() as t:
+        registry = load_registry(i.registry)
+        rows = table_rows(readings, registry, _rows(i.declared), {r["id"]: _rows(i[f"reading_{r['id']}"]) for r in readings})
+        write_csv(pd.DataFrame(rows, columns=COLUMNS), ctx.output.csv)
+        atomic_write_text(ctx.output.md, markdown(ctx.plan.name, readings, rows, ctx.settings.get("fidelity", "?")))
+        for r in readings:
+            n = sum(1 for x in rows if x["reading"] == r["id"] and x["flip"])
+            print(f"{r['id']}: {n} flips", flush=True)
+    for path in (ctx.output.csv, ctx.output.md):
+        write_sidecar(path, inputs=sorted(set(i.values()) - {i.registry}) + [i.registry], config={"readings": readings},
+                      extra={"experiment": ctx.plan.name, "output": "readings"}, **t.as_kwargs())
