@@ -276,14 +276,16 @@ def plan(config: Mapping, experiment: str, reading: str | None = None) -> Plan:
 
     With ``reading``, the plan of that declared reading variant
     (:func:`duelbench.experiments.readings.reading_config`); without, the declared reading's plan,
-    which ends with the ``readings`` step when the paper declares variants.
+    which ends with the ``readings`` step when the paper declares variants. The paper's package
+    never sees the ``readings`` key: its steps depend on the declared reading only.
     """
     from . import readings
 
     if reading is not None:
         p = package(experiment).plan(readings.reading_config(config, readings.find(config, experiment, reading)))
     else:
-        p = readings.with_readings(package(experiment).plan(config), config, reading_plans(config, experiment))
+        p = readings.with_readings(package(experiment).plan(readings.without(config, experiment)), config,
+                                   reading_plans(config, experiment))
     p.check()
     return p
 

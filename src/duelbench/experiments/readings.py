@@ -100,6 +100,14 @@ def declared(config: Mapping, experiment: str) -> list[Reading]:
     return out
 
 
+def without(config: Mapping, experiment: str) -> dict:
+    """``config`` without the readings of ``experiment`` (what its package plans from)."""
+    section = config.get(experiment)
+    if not isinstance(section, Mapping) or KEY not in section:
+        return dict(config)
+    return {**config, experiment: {k: v for k, v in section.items() if k != KEY}}
+
+
 def find(config: Mapping, experiment: str, reading_id: str) -> Reading:
     for r in declared(config, experiment):
         if r.id == reading_id:
