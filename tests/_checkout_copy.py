@@ -70,10 +70,10 @@ def snakemake_env(mirror: Path | None = None) -> dict:
 
 
 def run_snakemake(root: Path, *args: str, mirror: Path | None = None, check: bool = True,
-                  profile: str = "smoke", timeout: int = 1700) -> subprocess.CompletedProcess:
-    """``snakemake --profile config/profiles/<profile> ARGS`` in ``root``."""
+                  profile: str = "smoke", timeout: int = 1700, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``snakemake --profile config/profiles/<profile> ARGS`` in ``root`` (``env``: extra variables)."""
     proc = subprocess.run([SNAKEMAKE, "--profile", f"config/profiles/{profile}", *args], cwd=root,
-                          capture_output=True, text=True, env=snakemake_env(mirror), timeout=timeout)
+                          capture_output=True, text=True, env={**snakemake_env(mirror), **(env or {})}, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}")
     return proc

@@ -302,6 +302,12 @@ COMMANDS: tuple[Command, ...] = (
         delegate=("duelbench.bench", "main"),
     ),
     Command(
+        "bench-all",
+        "benchmark an algorithm (e.g. a plug-in) on every regret instance of the papers",
+        requires=(("duelbench.experiments.bench_all", "main"),),
+        delegate=("duelbench.experiments.bench_all", "main"),
+    ),
+    Command(
         "fetch-data",
         "download the MSLR preference matrices (SHA-256 checked) or copy them from a mirror",
         requires=(("duelbench.data.mslr", "main_fetch"),),

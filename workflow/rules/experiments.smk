@@ -5,7 +5,11 @@
 # (valid for this code and requirements.lock), else from the generic simulate_shard rule;
 # sample shards likewise, else from the generic sample_shard rule (common.smk).
 
+import duelbench.experiments.bench_all as dbx_bench_all
 import duelbench.experiments.contract as dbx_contract
+
+#: marks the bench-all plans in the rule loop below
+BENCH_ALL = "bench_all"
 from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
@@ -70,16 +74,29 @@ def step_inputs(plan, step):
     return named
 
 
-# One rule per step of every plan: `<paper>_<step>` for the declared reading, and
+#: paper -> its plan with the algorithm of `--config bench_all=NAME` added (duelbench.experiments.bench_all)
+try:
+    BENCH_ALL_PLANS = dbx_bench_all.plans(config)
+except (dbx.ConfigError, ValueError) as _exc:
+    raise WorkflowError(f"invalid bench_all configuration: {_exc}") from None
+
+# One rule per step of every plan: `<paper>_<step>` for the declared reading,
 # `<paper>__<reading>__<step>` for each reading variant (its outputs under readings/<id>/, not in
-# the report: the paper's `readings` item shows them).
-_ALL_PLANS = [(_name, None, _plan) for _name, _plan in PLANS.items()] + [
-    (_name, _rid, _plan) for (_name, _rid), _plan in READING_PLANS.items()]
+# the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
+# bench-all plans (outputs under results/bench_all/, built only by the `bench_all` target).
+_ALL_PLANS = ([(_name, None, _plan) for _name, _plan in PLANS.items()]
+              + [(_name, _rid, _plan) for (_name, _rid), _plan in READING_PLANS.items()]
+              + [(_name, BENCH_ALL, _plan) for _name, _plan in BENCH_ALL_PLANS.items()])
 for _name, _rid, _plan in _ALL_PLANS:
-    register_shards(_plan.shards, owner=_name if _rid is None else f"{_name} reading {_rid}")
+    register_shards(_plan.shards, owner=_name if _rid is None else f"{_name} {_rid}")
     register_samples(_plan.samples)
     _code = dbx_contract.code_hash(_name)
-    _prefix, _logs = (f"{_name}_", f"{_name}") if _rid is None else (f"{_name}__{_rid}__", f"{_name}/readings/{_rid}")
+    if _rid is None:
+        _prefix, _logs = f"{_name}_", f"{_name}"
+    elif _rid is BENCH_ALL:
+        _prefix, _logs = f"bench_all__{_name}__", f"bench_all/{_name}"
+    else:
+        _prefix, _logs = f"{_name}__{_rid}__", f"{_name}/readings/{_rid}"
     for _step in _plan.steps:
 
         rule:
@@ -91,17 +108,48 @@ for _name, _rid, _plan in _ALL_PLANS:
                 **step_outputs(_plan, _step, in_report=_rid is None),
             params:
                 experiment=_name,
-                reading=_rid or "",
+                reading="" if _rid in (None, BENCH_ALL) else _rid,
+                bench_all=_rid is BENCH_ALL,
                 step=_step.name,
                 settings=json.dumps(_step.settings, sort_keys=True, default=str),
                 code=_code,
             log:
                 f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
             message:
-                _step.message or f"{_name}{'' if _rid is None else ' [reading ' + _rid + ']'}: {_step.name}"
+                _step.message or f"{_name}{'' if _rid is None else ' [' + str(_rid) + ']'}: {_step.name}"
             threads: 1
             script:
                 "../scripts/step.py"
 
     if _rid is None:
         register_experiment(_name, with_sidecars(_plan.outputs()))
+
+
+# `bench_all`: the leaderboard of the benchmarked algorithm and every figure with it drawn in
+# (outputs under results/bench_all/<NAME>/<fidelity>/; not part of `all`).
+if BENCH_ALL_PLANS:
+    _BENCH_OUT = dbx_bench_all.leaderboard_paths(config)
+
+    rule bench_all_leaderboard:
+        input:
+            [p.curves[0] for p in BENCH_ALL_PLANS.values()],
+        output:
+            csv=_BENCH_OUT["csv"],
+            md=_BENCH_OUT["md"],
+            csv_meta=sidecar(_BENCH_OUT["csv"]),
+            md_meta=sidecar(_BENCH_OUT["md"]),
+        params:
+            algorithm=dbx_bench_all.algorithm(config),
+            curves=json.dumps({n: list(p.curves) for n, p in BENCH_ALL_PLANS.items()}),
+            fidelity=FIDELITY,
+        log:
+            f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
+        threads: 1
+        script:
+            "../scripts/bench_all.py"
+
+    rule bench_all:
+        localrule: True
+        input:
+            _BENCH_OUT["csv"],
+            [path for p in BENCH_ALL_PLANS.values() for path in dbx_bench_all.regret_figures(p)],

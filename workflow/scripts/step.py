@@ -8,4 +8,4 @@ from duelbench.experiments.contract import run_step
 
 sm = snakemake  # noqa: F821 - injected by Snakemake
 run_step(sm.params.experiment, sm.params.step, sm.config, dict(sm.input.items()), dict(sm.output.items()),
-         log=sm.log[0] if sm.log else None, reading=sm.params.reading or None)
+         log=sm.log[0] if sm.log else None, reading=sm.params.reading or None, bench_all=bool(sm.params.bench_all))

@@ -174,6 +174,10 @@ class Plan:
     shards: list[ShardSpec] = field(default_factory=list)
     kinds: tuple[str, ...] = ("copeland",)
     samples: list[SampleShard] = field(default_factory=list)
+    #: (path, kind): the regret-curve table a step writes (columns ``dataset``, ``algorithm``,
+    #: ``param_hash``, ``t``, ``mean`` and, if it holds several regret kinds, ``kind``) and the
+    #: kind the paper plots; what ``duelbench bench-all`` ranks (None: no regret curves)
+    curves: tuple[str, str] | None = None
 
     def step(self, name: str) -> Step:
         for s in self.steps:
@@ -356,19 +360,35 @@ def _files(named: Mapping[str, Any] | Iterable) -> Files:
     return Files({k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in dict(named).items()})
 
 
+def bench_all_plan(config: Mapping, experiment: str) -> tuple[Plan, dict]:
+    """(plan, configuration) of ``experiment`` with the algorithm of ``config["bench_all"]``
+    added (:mod:`duelbench.experiments.bench_all`)."""
+    from . import bench_all
+    from .readings import variant_config
+
+    name = bench_all.algorithm(config)
+    cfg = variant_config(config, experiment, figures=bench_all.folder(config, name), extra_algorithms=[name])
+    p = package(experiment).plan(cfg)
+    p.check()
+    return p, cfg
+
+
 def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outputs: Mapping,
-             log: str | None = None, reading: str | None = None) -> None:
-    """Run ``step`` of ``experiment`` (of its reading variant ``reading``): re-plan from
-    ``config`` and call the step's function."""
+             log: str | None = None, reading: str | None = None, bench_all: bool = False) -> None:
+    """Run ``step`` of ``experiment`` (of its reading variant ``reading``, or of its bench-all
+    plan): re-plan from ``config`` and call the step's function."""
     from . import readings
 
-    p = plan(config, experiment, reading)
+    if bench_all:
+        p, bench_cfg = bench_all_plan(config, experiment)
+    else:
+        p = plan(config, experiment, reading)
     s = p.step(step)
     missing = sorted(set(s.outputs) - set(outputs))
     if missing:
         raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
     r = readings.find(config, experiment, reading) if reading else None
-    cfg = readings.reading_config(config, r) if r else dict(config)
+    cfg = readings.reading_config(config, r) if r else bench_cfg if bench_all else dict(config)
     ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
                       aliases=dict(r.aliases) if r else {})
     resolve(experiment, s.function)(ctx)

@@ -126,34 +126,53 @@ def _with_params(entries: Sequence, params: Mapping[str, Mapping]) -> list:
     return out
 
 
-def _rewrite_algorithms(section, params: Mapping[str, Mapping]):
-    """A copy of ``section`` with every algorithm list rewritten by :func:`_with_params`."""
-    if isinstance(section, Mapping):
-        return {k: (_with_params(v, params) if k in ALGORITHM_LISTS and isinstance(v, list)
-                    else _rewrite_algorithms(v, params)) for k, v in section.items()}
-    return copy.deepcopy(section)
+def _rewrite_algorithms(section, params: Mapping[str, Mapping], extra: Sequence[str] = ()):
+    """A copy of ``section`` with every algorithm list rewritten by :func:`_with_params`, and
+    the algorithms ``extra`` appended to every ``algorithms`` list that lacks them."""
+    if not isinstance(section, Mapping):
+        return copy.deepcopy(section)
+    out = {}
+    for k, v in section.items():
+        if k in ALGORITHM_LISTS and isinstance(v, list):
+            v = _with_params(v, params)
+            if k == "algorithms":
+                v += [{"name": a} for a in extra if a not in {e["name"] for e in v}]
+            out[k] = v
+        else:
+            out[k] = _rewrite_algorithms(v, params, extra)
+    return out
 
 
-def reading_config(config: Mapping, reading: Reading) -> dict:
-    """The configuration whose plan is ``reading``'s variant of its paper.
+def variant_config(config: Mapping, experiment: str, *, figures: str, overrides: Mapping | None = None,
+                   algorithm_params: Mapping[str, Mapping] | None = None, extra_algorithms: Sequence[str] = ()) -> dict:
+    """The configuration whose plan is a labelled variant of ``experiment``'s plan.
 
-    The active fidelity's block gets the variant's overrides (after its own) and a figures root
-    under ``readings/<id>``; the paper section's readings are removed (a variant has none).
+    The active fidelity's block gets ``overrides`` (after its own), the experiment section's
+    algorithm entries get ``algorithm_params`` and ``extra_algorithms`` (see
+    :func:`_rewrite_algorithms`), and the tables and figures go to ``figures``; the variant
+    declares no readings of its own.
     """
-    name = reading.experiment
     out = copy.deepcopy(dict(config))
     fid = effective_config(config)["fidelity"]
     block = fidelity_settings(config)
-    per_fidelity = (reading.fidelities.get(fid) or {})
-    overrides = per_fidelity.get("overrides", reading.overrides)
-    section = deep_merge(experiment_settings(config, name), overrides or {})
-    section = _rewrite_algorithms(section, reading.algorithm_params)
+    section = deep_merge(experiment_settings(config, experiment), overrides or {})
+    section = _rewrite_algorithms(section, algorithm_params or {}, extra_algorithms)
     section.pop(KEY, None)
-    block["overrides"] = {**(block.get("overrides") or {}), name: section}
-    block["figures"] = f"{figures_root(config)}/{KEY}/{reading.id}"
+    block["overrides"] = {**(block.get("overrides") or {}), experiment: section}
+    block["figures"] = figures
     out.setdefault("fidelities", {})[fid] = block
-    out[name] = {k: v for k, v in out[name].items() if k != KEY}
+    out[experiment] = {k: v for k, v in out[experiment].items() if k != KEY}
     return out
+
+
+def reading_config(config: Mapping, reading: Reading) -> dict:
+    """The configuration whose plan is ``reading``'s variant of its paper (:func:`variant_config`;
+    tables and figures under ``<figures root>/readings/<id>``)."""
+    fid = effective_config(config)["fidelity"]
+    per_fidelity = reading.fidelities.get(fid) or {}
+    return variant_config(config, reading.experiment, figures=f"{figures_root(config)}/{KEY}/{reading.id}",
+                          overrides=per_fidelity.get("overrides", reading.overrides),
+                          algorithm_params=reading.algorithm_params)
 
 
 def aliased_registry(registry: Mapping, aliases: Mapping[str, str]) -> dict:

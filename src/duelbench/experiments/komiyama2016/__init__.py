@@ -367,7 +367,7 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
     ]
     return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
                 shards=shard_specs(config, fidelity),
-                kinds=KINDS, samples=table1_samples(s))
+                kinds=KINDS, samples=table1_samples(s), curves=(out["regret"], "copeland"))
 
 
 #: The paper's own tables and figures among the items, with the registry items whose checks

@@ -453,4 +453,5 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
                  settings=s, message=f"Zoghi 2015: evaluating data/published/zoghi2015.yaml at fidelity {s['fidelity']}"),
         ],
         items=paper_items(items(s, out), PAPER_ITEMS),
+        curves=(out["regret_csv"], KINDS[0]),
     )
