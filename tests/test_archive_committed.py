@@ -91,6 +91,11 @@ def _status(row) -> tuple[str, str]:
     if row["key"]["kind"] == samples.KIND:
         found = samples.SampleSources(ARCHIVE.root).lookup(_sample_shard(row))
     else:
+        k = row["key"]
+        if shard_archive.entry_path(k["dataset"], k["algorithm"], k["params"], k["horizon"], *k["runs"],
+                                    k["seed"]) != row["path"]:
+            # the algorithm's canonical parameters changed: this code never reads the entry
+            return STALE, "its parameters name another entry under this code (unplanned: --prune drops it)"
         found = _lookup(row)[0]
     return found.status, found.reason
 

@@ -57,8 +57,12 @@ def test_every_output_exists_with_a_sidecar(built):
         if rel.endswith(".png"):
             assert path.read_bytes().startswith(b"\x89PNG")
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
-    shards = list((root / "results" / "smoke" / "samples" / "zoghi2015").rglob("samples-*.npz"))
-    assert len(shards) == 3 and all(Path(str(s) + ".json").is_file() for s in shards)
+    # the declared reading's sample shards, one per click model (reading variants have their own)
+    from duelbench.experiments import effective_config
+    from duelbench.experiments.contract import plan
+
+    shards = [root / sh.path for sh in plan(effective_config(dict(config, fidelity="smoke")), "zoghi2015").samples]
+    assert len(shards) == 3 and all(s.is_file() and Path(str(s) + ".json").is_file() for s in shards)
     assert {s.parent.parent.name for s in shards} == {"mslr_informational", "mslr_navigational", "mslr_perfect"}
 
 

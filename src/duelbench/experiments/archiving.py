@@ -4,6 +4,7 @@
 
     python -m duelbench.experiments.archiving [--archive DIR] [--config FILE]            # add
     python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] --report   # per paper
+    python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] --prune    # drop unplanned
 
 Plans every experiment of the configuration (default: ``config/config.yaml``, paper fidelity)
 and archives each simulation shard and sample shard whose results file and provenance sidecar
@@ -68,6 +69,15 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
     return added, len(done)
 
 
+def unplanned(config: Mapping, archive_root: str | os.PathLike) -> list[str]:
+    """Archive entries no plan of ``config`` (declared readings and reading variants) reads:
+    e.g. after an algorithm's parameters changed, the entries under its old parameter hash."""
+    specs, _, samples = planned(config)
+    wanted = {shard_archive.entry_path(s.dataset, s.algorithm, s.params, s.horizon, s.run_start, s.run_stop, s.seed)
+              for s in specs.values()} | {entry_path(s) for s in samples}
+    return sorted(set(Archive(archive_root).manifest()) - wanted)
+
+
 def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]:
     """Per configured experiment: planned shards and sample shards by archive status, the bytes
     of the valid entries it reads, bytes per archived run, and the size the archive will have
@@ -104,8 +114,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--archive", default=str(CHECKOUT / "archive"))
     parser.add_argument("--config", default=str(DEFAULT_CONFIG))
     parser.add_argument("--report", action="store_true", help="per experiment: archive status and size, add nothing")
+    parser.add_argument("--prune", action="store_true",
+                        help="remove the entries no plan of the configuration reads (listed first), add nothing")
     args = parser.parse_args(argv)
     config = checkout_config(args.config)
+    if args.prune:
+        gone = unplanned(config, args.archive)
+        for path in gone:
+            print(f"unplanned: {path}")
+        Archive(args.archive).remove(gone)
+        print(f"removed {len(gone)} unplanned entries from {args.archive}")
+        return 0
     if args.report:
         for r in paper_report(config, args.archive):
             print(f"{r['experiment']}: {r['simulation_MB']:.3f} MB simulation ({r['bytes_per_run']:.0f} bytes per run, "
