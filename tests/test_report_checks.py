@@ -1,3 +1,4 @@
+import yaml
 import numpy as np
 import pytest
 
@@ -86,3 +87,29 @@ def test_csv_and_status(tmp_path):
     assert st["Figure 1"]["status"] == "inconclusive"
     assert item_status(res[2:], unavailable=True) == "not_reproducible"
     assert item_status(res[:1]) == "replicated"
+
+
+def test_errata_need_place_text_reading_and_evidence(tmp_path):
+    from duelbench.report.checks import RegistryError, load_registry
+
+    good = {"id": "e", "lines": "L1", "printed": "x", "used": "y", "evidence": "z"}
+    for errata, ok in (([good], True), ([{**good, "evidence": ""}], False), ({"e": good}, False)):
+        path = tmp_path / "p.yaml"
+        path.write_text(yaml.safe_dump({"paper": "p", "checks": [], "errata": errata}))
+        if ok:
+            assert load_registry(path)["errata"] == errata
+        else:
+            with pytest.raises(RegistryError, match="errata"):
+                load_registry(path)
+
+
+def test_every_paper_records_its_errata_with_paper_lines():
+    from pathlib import Path
+
+    from duelbench.report.checks import load_registry
+
+    for path in sorted((Path(__file__).resolve().parent.parent / "data" / "published").glob("*.yaml")):
+        errata = load_registry(path).get("errata", [])
+        assert errata, path.name
+        assert all(str(e["lines"]).startswith("L") for e in errata), path.name
+        assert len({e["id"] for e in errata}) == len(errata)

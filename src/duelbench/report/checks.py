@@ -115,6 +115,11 @@ def _fmt(x) -> str:
     return str(x)
 
 
+#: Keys of an erratum of the paper text (the registry's optional ``errata`` list): where, what is
+#: printed, what the suite uses instead, and the evidence (the file or check that shows it).
+ERRATUM_KEYS = ("id", "lines", "printed", "used", "evidence")
+
+
 def load_registry(path) -> dict:
     """Read and validate ``data/published/<paper>.yaml``; errors name the file and the check."""
     path = Path(path)
@@ -149,6 +154,13 @@ def load_registry(path) -> dict:
             raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
         if c["test"] == "ratio_less_welch" and "factor" not in c:
             raise RegistryError(f"{where}: test ratio_less_welch needs 'factor'")
+    errata = doc.get("errata", [])
+    if not isinstance(errata, list):
+        raise RegistryError(f"{path}: 'errata' must be a list")
+    for k, e in enumerate(errata):
+        missing = [key for key in ERRATUM_KEYS if not (isinstance(e, dict) and e.get(key))]
+        if missing:
+            raise RegistryError(f"{path}: errata[{k}]: missing key(s) {missing} (each erratum has {list(ERRATUM_KEYS)})")
     return doc
 
 

@@ -3,8 +3,8 @@
 Per paper: every table and figure of the paper (the items its package declares as the paper's
 own), with the figure, its caption (what the paper shows, what ran, the readings taken), its
 status row and the checks that judge it (published vs reproduced, tolerance, gate, outcome,
-evidence); then the checks attached to no item, the suite's own tables, and every non-passing
-check by its id with its evidence.  A summary table of every paper's status rows comes first.
+evidence); then the checks attached to no item, the suite's own tables, every non-passing
+check by its id with its evidence, and the errata of the paper text the registry records.  A summary table of every paper's status rows comes first.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def _demote(text: str) -> str:
 
 
 def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mapping], status: Sequence[Mapping],
-                  root: str) -> list[str]:
+                  root: str, errata: Sequence[Mapping] = ()) -> list[str]:
     """The Markdown lines of one paper (paths of figures relative to ``root``)."""
     lines = [f"## {name}: {title}", ""]
     judged = {j for item in items for j in item.judged_by}
@@ -67,13 +67,17 @@ def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mappi
     lines += ["### Checks that do not pass", ""]
     lines += [f"- `{c['claim_id']}` ({c['item']}; {c['outcome']}, gate {c['gate']}): {c['evidence']}" for c in failing]
     lines += (["- none"] if not failing else []) + [""]
+    lines += ["### Errata in the paper text", "",
+              "Errors in the text that the suite found and how it proceeds (the registry's `errata`, with the "
+              "evidence the build shows).", ""]
+    lines += (_table(errata, ("id", "lines", "printed", "used", "evidence")) if errata else ["- none recorded"]) + [""]
     return lines
 
 
-def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Sequence]], checks: Mapping[str, str],
+def write_report(out_path: str, root: str, papers: Mapping[str, tuple], checks: Mapping[str, str],
                  status_csv: str, fidelity: str) -> str:
-    """Write ``REPORT.md``: ``papers`` maps a paper to (title, items), ``checks`` to its
-    ``checks.csv``; returns the text."""
+    """Write ``REPORT.md``: ``papers`` maps a paper to (title, items[, errata]), ``checks`` to
+    its ``checks.csv``; returns the text."""
     from duelbench.provenance.sidecar import atomic_write_text
 
     status = read_csv_rows(status_csv)
@@ -83,9 +87,9 @@ def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Seque
              "## Summary", ""]
     lines += _table(status, ("paper", "item", "status", "checks_passed", "checks_total", "note")) + [""]
     for name in sorted(papers):
-        title, items = papers[name]
+        title, items, *errata = papers[name]
         lines += paper_section(name, title, items, read_csv_rows(checks[name]),
-                               [r for r in status if r["paper"] == name], root)
+                               [r for r in status if r["paper"] == name], root, errata[0] if errata else ())
     text = "\n".join(lines).rstrip() + "\n"
     atomic_write_text(out_path, text)
     return text
@@ -106,7 +110,7 @@ def write_for_config(config: Mapping, out_path: str, status_csv: str) -> list[st
         found = [o for o in p.outputs() if os.path.basename(o) == "checks.csv"]
         if found:
             registry = load_registry(os.path.join("data", "published", f"{name}.yaml"))
-            papers[name], checks[name] = (registry["title"], p.items), found[0]
+            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), found[0]
     with Timer() as t:
         write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"])
     inputs = [status_csv, *checks.values()]
