@@ -7,9 +7,6 @@
 
 import duelbench.experiments.bench_all as dbx_bench_all
 import duelbench.experiments.contract as dbx_contract
-
-#: marks the bench-all plans in the rule loop below
-BENCH_ALL = "bench_all"
 from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
@@ -18,9 +15,8 @@ PLANS = {}
 READING_PLANS = {}
 for _name in dbx_contract.configured(config):
     try:
-        PLANS[_name] = dbx_contract.plan(config, _name)
-        for _rid, _rplan in dbx_contract.reading_plans(config, _name).items():
-            READING_PLANS[(_name, _rid)] = _rplan
+        PLANS[_name], _variants = dbx_contract.plans(config, _name)
+        READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
     except (dbx.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
 
@@ -84,19 +80,17 @@ except (dbx.ConfigError, ValueError) as _exc:
 # `<paper>__<reading>__<step>` for each reading variant (its outputs under readings/<id>/, not in
 # the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
 # bench-all plans (outputs under results/bench_all/, built only by the `bench_all` target).
-_ALL_PLANS = ([(_name, None, _plan) for _name, _plan in PLANS.items()]
-              + [(_name, _rid, _plan) for (_name, _rid), _plan in READING_PLANS.items()]
-              + [(_name, BENCH_ALL, _plan) for _name, _plan in BENCH_ALL_PLANS.items()])
-for _name, _rid, _plan in _ALL_PLANS:
-    register_shards(_plan.shards, owner=_name if _rid is None else f"{_name} {_rid}")
+# Each entry: (experiment, plan, rule-name prefix, log folder, reading id, bench-all plan?).
+_ALL_PLANS = ([(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
+              + [(_name, _plan, f"{_name}__{_rid}__", f"{_name}/readings/{_rid}", _rid, False)
+                 for (_name, _rid), _plan in READING_PLANS.items()]
+              + [(_name, _plan, f"bench_all__{_name}__", f"bench_all/{_name}", "", True)
+                 for _name, _plan in BENCH_ALL_PLANS.items()])
+for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
+    _declared = not (_rid or _bench)
+    register_shards(_plan.shards, owner=_logs)
     register_samples(_plan.samples)
     _code = dbx_contract.code_hash(_name)
-    if _rid is None:
-        _prefix, _logs = f"{_name}_", f"{_name}"
-    elif _rid is BENCH_ALL:
-        _prefix, _logs = f"bench_all__{_name}__", f"bench_all/{_name}"
-    else:
-        _prefix, _logs = f"{_name}__{_rid}__", f"{_name}/readings/{_rid}"
     for _step in _plan.steps:
 
         rule:
@@ -105,23 +99,23 @@ for _name, _rid, _plan in _ALL_PLANS:
             input:
                 **step_inputs(_plan, _step),
             output:
-                **step_outputs(_plan, _step, in_report=_rid is None),
+                **step_outputs(_plan, _step, in_report=_declared),
             params:
                 experiment=_name,
-                reading="" if _rid in (None, BENCH_ALL) else _rid,
-                bench_all=_rid is BENCH_ALL,
+                reading=_rid,
+                bench_all=_bench,
                 step=_step.name,
                 settings=json.dumps(_step.settings, sort_keys=True, default=str),
                 code=_code,
             log:
                 f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
             message:
-                _step.message or f"{_name}{'' if _rid is None else ' [' + str(_rid) + ']'}: {_step.name}"
+                _step.message or f"{_logs}: {_step.name}"
             threads: 1
             script:
                 "../scripts/step.py"
 
-    if _rid is None:
+    if _declared:
         register_experiment(_name, with_sidecars(_plan.outputs()))
 
 

@@ -28,7 +28,7 @@ from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
-from .contract import configured, plan, reading_plans
+from .contract import configured, plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
@@ -36,7 +36,8 @@ def planned(config: Mapping) -> tuple[dict, dict, list]:
     and its reading variants."""
     specs, kinds, samples, seen = {}, {}, [], set()
     for name in configured(config):
-        for p in (plan(config, name), *reading_plans(config, name).values()):
+        declared, variants = plans(config, name)
+        for p in (declared, *variants.values()):
             for spec in p.shards:
                 specs.setdefault(spec.path, spec)
                 kinds.setdefault(spec.path, set()).update(p.kinds)

@@ -55,25 +55,19 @@ def folder(config: Mapping, name: str) -> str:
     return f"{results_root(config)}/{ROOT}/{name}/{effective_config(config)['fidelity']}"
 
 
-def papers(config: Mapping) -> list[str]:
-    """The configured experiments that are papers with regret curves."""
-    from .contract import configured, plan
-
-    out = []
-    for name in configured(config):
-        p = plan(config, name)
-        if p.curves is not None and any(i.in_paper for i in p.items):
-            out.append(name)
-    return out
-
-
 def plans(config: Mapping) -> dict:
-    """Paper -> the plan of that paper with the benchmarked algorithm added (empty without one)."""
-    from .contract import bench_all_plan
+    """Paper -> its plan with the benchmarked algorithm added (empty without one). Papers are the
+    configured experiments with items of the paper and a regret-curve table."""
+    from .contract import bench_all_plan, configured
 
     if algorithm(config) is None:
         return {}
-    return {paper: bench_all_plan(config, paper)[0] for paper in papers(config)}
+    out = {}
+    for name in configured(config):
+        p = bench_all_plan(config, name)[0]
+        if p.curves is not None and any(i.in_paper for i in p.items):
+            out[name] = p
+    return out
 
 
 def regret_figures(plan) -> list[str]:
@@ -141,8 +135,6 @@ def write_leaderboard(name: str, curves: Mapping[str, tuple[str, str]], out: Map
         write_sidecar(path, inputs=[p for p, _ in curves.values()], config={"algorithm": name, "fidelity": fidelity},
                       extra={"output": "bench_all leaderboard"}, **t.as_kwargs())
     return rows
-
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

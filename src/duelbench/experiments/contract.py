@@ -280,25 +280,40 @@ def plan(config: Mapping, experiment: str, reading: str | None = None) -> Plan:
 
     With ``reading``, the plan of that declared reading variant
     (:func:`duelbench.experiments.readings.reading_config`); without, the declared reading's plan,
-    which ends with the ``readings`` step when the paper declares variants. The paper's package
-    never sees the ``readings`` key: its steps depend on the declared reading only.
+    which ends with the ``readings`` step when the paper declares variants (:func:`plans`).
     """
     from . import readings
 
     if reading is not None:
-        p = package(experiment).plan(readings.reading_config(config, readings.find(config, experiment, reading)))
-    else:
-        p = readings.with_readings(package(experiment).plan(readings.without(config, experiment)), config,
-                                   reading_plans(config, experiment))
+        return _variant(config, readings.find(config, experiment, reading))[0]
+    return plans(config, experiment)[0]
+
+
+def plans(config: Mapping, experiment: str) -> tuple[Plan, dict[str, Plan]]:
+    """(the declared reading's plan, reading id -> the plan of that reading variant), each built
+    once. The paper's package never sees the ``readings`` key: its steps depend on the declared
+    reading only; the contract appends the ``readings`` step that compares the variants."""
+    from . import readings
+
+    variants = {r.id: _variant(config, r)[0] for r in readings.declared(config, experiment)}
+    p = readings.with_readings(package(experiment).plan(readings.without(config, experiment)), config, variants)
     p.check()
-    return p
+    return p, variants
+
+
+def _variant(config: Mapping, reading) -> tuple[Plan, dict]:
+    """(plan, configuration) of a declared reading variant."""
+    from . import readings
+
+    cfg = readings.reading_config(config, reading)
+    p = package(reading.experiment).plan(cfg)
+    p.check()
+    return p, cfg
 
 
 def reading_plans(config: Mapping, experiment: str) -> dict[str, Plan]:
     """Reading id -> the plan of that declared reading variant of ``experiment``."""
-    from . import readings
-
-    return {r.id: plan(config, experiment, r.id) for r in readings.declared(config, experiment)}
+    return plans(config, experiment)[1]
 
 
 def configured(config: Mapping) -> list[str]:
@@ -379,16 +394,18 @@ def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outpu
     plan): re-plan from ``config`` and call the step's function."""
     from . import readings
 
+    aliases: Mapping = {}
     if bench_all:
-        p, bench_cfg = bench_all_plan(config, experiment)
+        p, cfg = bench_all_plan(config, experiment)
+    elif reading:
+        r = readings.find(config, experiment, reading)
+        (p, cfg), aliases = _variant(config, r), r.aliases
     else:
-        p = plan(config, experiment, reading)
+        p, cfg = plan(config, experiment), dict(config)
     s = p.step(step)
     missing = sorted(set(s.outputs) - set(outputs))
     if missing:
         raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
-    r = readings.find(config, experiment, reading) if reading else None
-    cfg = readings.reading_config(config, r) if r else bench_cfg if bench_all else dict(config)
     ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
-                      aliases=dict(r.aliases) if r else {})
+                      aliases=dict(aliases))
     resolve(experiment, s.function)(ctx)

@@ -213,9 +213,10 @@ def with_readings(plan, config: Mapping, variant_plans: Mapping[str, object]):
     out = {"csv": f"{folder}/readings.csv", "md": f"{folder}/readings.md"}
     inputs = {"declared": checks_path(plan),
               **{f"reading_{r.id}": checks_path(variant_plans[r.id]) for r in readings}}
-    registry = dict(plan.step("checks").inputs).get("registry")
-    if registry:
-        inputs["registry"] = registry
+    registry = plan.step("checks").inputs.get("registry")
+    if registry is None:
+        raise ConfigError(f"{plan.name}: the checks step must read its registry (input 'registry')")
+    inputs["registry"] = registry
     step = Step("readings", "duelbench.experiments.readings:write_table", inputs=inputs, outputs=out,
                 settings={"readings": [dataclasses.asdict(r) for r in readings]},
                 message=f"{plan.name}: every check of the scored items under each reading variant")
@@ -310,5 +311,5 @@ def write_table(ctx) -> None:
             n = sum(1 for x in rows if x["reading"] == r["id"] and x["flip"])
             print(f"{r['id']}: {n} flips", flush=True)
     for path in (ctx.output.csv, ctx.output.md):
-        write_sidecar(path, inputs=sorted(set(i.values()) - {i.registry}) + [i.registry], config={"readings": readings},
+        write_sidecar(path, inputs=list(i.values()), config={"readings": readings},
                       extra={"experiment": ctx.plan.name, "output": "readings"}, **t.as_kwargs())

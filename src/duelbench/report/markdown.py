@@ -74,10 +74,10 @@ def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mappi
     return lines
 
 
-def write_report(out_path: str, root: str, papers: Mapping[str, tuple], checks: Mapping[str, str],
-                 status_csv: str, fidelity: str) -> str:
-    """Write ``REPORT.md``: ``papers`` maps a paper to (title, items[, errata]), ``checks`` to
-    its ``checks.csv``; returns the text."""
+def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Sequence, Sequence]],
+                 checks: Mapping[str, str], status_csv: str, fidelity: str) -> str:
+    """Write ``REPORT.md``: ``papers`` maps a paper to (title, items, errata), ``checks`` to its
+    ``checks.csv``; returns the text."""
     from duelbench.provenance.sidecar import atomic_write_text
 
     status = read_csv_rows(status_csv)
@@ -87,9 +87,9 @@ def write_report(out_path: str, root: str, papers: Mapping[str, tuple], checks: 
              "## Summary", ""]
     lines += _table(status, ("paper", "item", "status", "checks_passed", "checks_total", "note")) + [""]
     for name in sorted(papers):
-        title, items, *errata = papers[name]
+        title, items, errata = papers[name]
         lines += paper_section(name, title, items, read_csv_rows(checks[name]),
-                               [r for r in status if r["paper"] == name], root, errata[0] if errata else ())
+                               [r for r in status if r["paper"] == name], root, errata)
     text = "\n".join(lines).rstrip() + "\n"
     atomic_write_text(out_path, text)
     return text

@@ -117,11 +117,11 @@ from ..contract import Item, Plan, SampleShard, Step, paper_items
 from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, resolve_k_values, set_columns
 
 NAME = "zoghi2015"
-#: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
-#: click models whose every per-sample quantity is computed.
 #: Table-1 pooling (Z6) -> the smallest K pooled: every K = 1..136 with equal weight (declared; K = 1
 #: overlaps trivially), or K = 2..136 (labelled variant).
 POOLINGS = {"equal_weight_over_k": 1, "equal_weight_over_k_from_2": 2}
+#: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
+#: click models whose every per-sample quantity is computed.
 APPENDIX_C_DEFAULTS = {"winner_statistics": ("mslr_informational",), "random_walk_main": "C",
                        "von_neumann_support": "union", "support_tol": 1e-9, "pooling": "equal_weight_over_k",
                        "k_values": "all"}
