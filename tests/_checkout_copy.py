@@ -1,8 +1,9 @@
 """A snapshot of this checkout in a temporary folder, for end-to-end workflow tests.
 
 The copy is a fresh git repository (so provenance sidecars record its commit), holding the
-Snakefile, the package, the configuration, the workflow (optionally only some rules files) and
-the whole ``data`` folder without downloaded MSLR files. Its results, numba cache and Snakemake
+Snakefile, the lock file (archive entries are keyed by it), the package, the configuration, the
+workflow (optionally only some rules files) and the whole ``data`` folder without downloaded
+MSLR files. Its results, numba cache and Snakemake
 metadata stay out of the working tree, and edits made there (to test reruns) touch nothing here.
 """
 
@@ -28,7 +29,8 @@ def copy_checkout(root: Path, rules: tuple[str, ...] | None = None, experiments:
     """Copy the checkout into ``root`` and commit it; keep only ``rules`` (plus common.smk) if
     given, and only the config sections (and fidelity overrides) of ``experiments`` if given
     (the generic rules build every configured experiment)."""
-    for item in ("Snakefile", "pyproject.toml"):
+    root.mkdir(parents=True, exist_ok=True)
+    for item in ("Snakefile", "pyproject.toml", "requirements.lock"):
         shutil.copy2(CHECKOUT / item, root / item)
     for folder in ("workflow", "config", "src"):
         shutil.copytree(CHECKOUT / folder, root / folder, ignore=_IGNORE)
