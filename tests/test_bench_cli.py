@@ -36,3 +36,38 @@ def test_cases_are_capped_and_missing_data_is_skipped(tmp_path, monkeypatch, cap
     assert case["capped"] and case["horizon"] < 10_000_000 and case["steps_per_second"] > 0
     assert out["K"] == {"mslr5_condorcet_printed": 5}
     assert "kom_mslr64_noncondorcet" in out["skipped"]
+
+
+def test_tables_hold_one_row_per_case_and_one_column_per_k(tmp_path, capsys):
+    """--csv/--md (the report's engine throughput table): every (algorithm, instance) case, K per
+    column, the machine and the settings stated."""
+    import csv
+
+    assert bench.main(["--algorithms", "random", "rucb", "--datasets", "mslr5_condorcet_printed", "sushi",
+                       "--horizon", "5000", "--repeat", "1", "--max-seconds", "0.01",
+                       "--csv", str(tmp_path / "t.csv"), "--md", str(tmp_path / "t.md")]) == 0
+    capsys.readouterr()
+    rows = list(csv.DictReader(open(tmp_path / "t.csv")))
+    assert tuple(rows[0]) == bench.TABLE_COLUMNS
+    assert {(r["algorithm"], r["dataset"], r["K"]) for r in rows} == {
+        (a, d, k) for a in ("random", "rucb") for d, k in (("mslr5_condorcet_printed", "5"), ("sushi", "16"))}
+    assert all(int(r["steps_per_second"]) > 0 for r in rows)
+    md = (tmp_path / "t.md").read_text()
+    assert "| K = 5 (mslr5_condorcet_printed) | K = 16 (sushi) |" in md
+    assert md.count("\n| random |") == 1 and md.count("\n| rucb |") == 1
+    assert "Host dependent" in md and "CPUs), Python" in md
+
+
+def test_report_md_closes_with_the_throughput_table(tmp_path):
+    from duelbench.report.markdown import write_report
+
+    status = tmp_path / "status.csv"
+    status.write_text("paper,item,status,checks_passed,checks_total,note\n")
+    table = tmp_path / "engine" / "throughput.md"
+    table.parent.mkdir()
+    table.write_text("# Engine throughput\n\nSingle-core steps per second.\n\n| algorithm | K = 5 |\n|---|---:|\n| rucb | 9 |\n")
+    text = write_report(str(tmp_path / "REPORT.md"), str(tmp_path), {}, {}, str(status), "smoke", str(table))
+    tail = text.split("## Engine throughput", 1)[1]
+    assert "| rucb | 9 |" in tail and "(engine/throughput.md)" in tail and "# Engine throughput" not in tail
+    assert "## Engine throughput" not in write_report(str(tmp_path / "R2.md"), str(tmp_path), {}, {}, str(status),
+                                                      "smoke")

@@ -6,7 +6,9 @@ Prints JSON: for each algorithm and instance (by default K = 5, 16, 64 and 500: 
 ``--repeat`` timings.  Each case is capped at about ``--max-seconds``: a short calibration run
 estimates the speed, and the timed runs are shortened to fit the cap (the horizon used is
 reported).  An instance whose data is not installed (the MSLR panel before
-``duelbench fetch-data``) is listed as skipped with the reason.
+``duelbench fetch-data``) is listed as skipped with the reason.  ``--csv``/``--md`` also write
+the table; the workflow's ``engine_throughput`` rule writes it for the report
+(``<figures>/engine/throughput.csv|md``, settings from config ``throughput``).
 """
 
 from __future__ import annotations
@@ -44,6 +46,95 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
     return {"steps_per_second": round(best), "horizon": steps, "capped": steps < horizon}
 
 
+def run(names, datasets, horizon: int = 1_000_000, repeat: int = 3, max_seconds: float = 10.0) -> dict:
+    """Time every algorithm of ``names`` on every installed instance of ``datasets``: the JSON
+    document that ``duelbench bench`` prints (machine, settings, K per instance, skipped
+    instances with the reason, and per case steps/s, horizon used and whether it was capped)."""
+    out = {"machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
+                       "cpu_count": os.cpu_count(), "threads_used": 1},
+           "horizon": horizon, "max_seconds": max_seconds, "repeat": repeat, "K": {}, "skipped": {}, "cases": {}}
+    installed = []
+    for d in datasets:
+        try:
+            out["K"][d] = int(load_matrix(d).K)
+            installed.append(d)
+        except DataError as exc:
+            out["skipped"][d] = str(exc).splitlines()[0]
+    for name in names:
+        out["cases"][name] = {d: measure(name, d, horizon, repeat, max_seconds) for d in installed}
+    out["note"] = ("steps per second = horizon / wall time of one run (compilation excluded, best of "
+                   f"{repeat}); copeland_savage and scb add committed exploitation in closed form or in "
+                   "blocks, so their figures count simulated steps, not per-step work")
+    return out
+
+
+TABLE_COLUMNS = ("algorithm", "dataset", "K", "steps_per_second", "horizon", "capped")
+
+
+def table_rows(result: dict) -> list[dict]:
+    """One row per (algorithm, instance) of a :func:`run` result, in :data:`TABLE_COLUMNS`."""
+    return [{"algorithm": name, "dataset": d, "K": result["K"][d], **case}
+            for name, cases in result["cases"].items() for d, case in cases.items()]
+
+
+def markdown(result: dict) -> str:
+    """The steps-per-second table of a :func:`run` result as Markdown: one row per algorithm,
+    one column per K (host dependent: the machine is stated)."""
+    datasets = sorted(result["K"], key=lambda d: result["K"][d])
+    m = result["machine"]
+    lines = ["# Engine throughput", "",
+             f"Single-core steps per second (best of {result['repeat']} timed run(s) of at most {result['horizon']:,} "
+             f"steps, each case capped at about {result['max_seconds']:g} s; compilation excluded) on "
+             f"{m['processor']} ({m['cpu_count']} CPUs), Python {m['python']}. Host dependent: a timing, "
+             "not a result.", "",
+             "| algorithm | " + " | ".join(f"K = {result['K'][d]} ({d})" for d in datasets) + " |",
+             "|---|" + "---:|" * len(datasets)]
+    for name, cases in result["cases"].items():
+        cells = [f"{cases[d]['steps_per_second']:,}" for d in datasets]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [""] + [f"Not timed: {d} ({why})" for d, why in result["skipped"].items()]
+    lines += ["", f"Note: {result['note']}."]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_tables(result: dict, csv_path: str | None = None, md_path: str | None = None) -> None:
+    """Write :func:`table_rows` as CSV and/or :func:`markdown` (each file written atomically)."""
+    import csv
+    import io
+
+    from duelbench.provenance.sidecar import atomic_write_text
+
+    if csv_path:
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=TABLE_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(table_rows(result))
+        atomic_write_text(csv_path, buf.getvalue())
+    if md_path:
+        atomic_write_text(md_path, markdown(result))
+
+
+def compiled_algorithms() -> list[str]:
+    """Every registered algorithm with a compiled kernel (the default of ``--algorithms``)."""
+    return [a for a in list_algorithms() if get_algorithm(a).compiled]
+
+
+def write_for_workflow(settings: dict, csv_path: str, md_path: str) -> dict:
+    """The ``engine_throughput`` rule: time every compiled algorithm on :data:`DEFAULT_INSTANCES`
+    with config ``throughput`` (``horizon``, ``repeat``, ``max_seconds``), write both tables and
+    a provenance sidecar of the CSV; returns the :func:`run` result."""
+    from duelbench.provenance.sidecar import Timer, write_sidecar
+
+    settings = {"horizon": 1_000_000, "repeat": 3, "max_seconds": 10.0, **settings}
+    with Timer() as t:
+        result = run(compiled_algorithms(), DEFAULT_INSTANCES, int(settings["horizon"]), int(settings["repeat"]),
+                     float(settings["max_seconds"]))
+        write_tables(result, csv_path, md_path)
+    write_sidecar(csv_path, inputs=[], config=settings, extra={"machine": result["machine"], "skipped": result["skipped"]},
+                  **t.as_kwargs())
+    return result
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="duelbench bench", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -55,23 +146,11 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per case (the best is reported)")
     ap.add_argument("--max-seconds", type=float, default=10.0,
                     help="about how long one case may take; runs are shortened to fit")
+    ap.add_argument("--csv", default=None, metavar="PATH", help="also write the table as CSV here")
+    ap.add_argument("--md", default=None, metavar="PATH", help="also write the table as Markdown here")
     args = ap.parse_args(argv)
-    names = args.algorithms or [a for a in list_algorithms() if get_algorithm(a).compiled]
-    out = {"machine": {"python": platform.python_version(), "processor": platform.processor() or platform.machine(),
-                       "cpu_count": os.cpu_count(), "threads_used": 1},
-           "horizon": args.horizon, "max_seconds": args.max_seconds, "K": {}, "skipped": {}, "cases": {}}
-    datasets = []
-    for d in args.datasets:
-        try:
-            out["K"][d] = int(load_matrix(d).K)
-            datasets.append(d)
-        except DataError as exc:
-            out["skipped"][d] = str(exc).splitlines()[0]
-    for name in names:
-        out["cases"][name] = {d: measure(name, d, args.horizon, args.repeat, args.max_seconds) for d in datasets}
-    out["note"] = ("steps per second = horizon / wall time of one run (compilation excluded, best of "
-                   f"{args.repeat}); copeland_savage and scb add committed exploitation in closed form or in "
-                   "blocks, so their figures count simulated steps, not per-step work")
+    out = run(args.algorithms or compiled_algorithms(), args.datasets, args.horizon, args.repeat, args.max_seconds)
+    write_tables(out, args.csv, args.md)
     print(json.dumps(out, indent=2))
     return 0
 

@@ -4,4 +4,5 @@
 from duelbench.report.markdown import write_for_config
 
 sm = snakemake  # noqa: F821 - injected by Snakemake
-write_for_config(sm.config, sm.output.md, sm.input.status)
+throughput = [sm.input.throughput] if isinstance(sm.input.throughput, str) else list(sm.input.throughput)
+write_for_config(sm.config, sm.output.md, sm.input.status, throughput[0] if throughput else None)

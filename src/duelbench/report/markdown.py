@@ -75,9 +75,10 @@ def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mappi
 
 
 def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Sequence, Sequence]],
-                 checks: Mapping[str, str], status_csv: str, fidelity: str) -> str:
+                 checks: Mapping[str, str], status_csv: str, fidelity: str, throughput_md: str | None = None) -> str:
     """Write ``REPORT.md``: ``papers`` maps a paper to (title, items, errata), ``checks`` to its
-    ``checks.csv``; returns the text."""
+    ``checks.csv``; the engine throughput table (``throughput_md``, host dependent) closes it;
+    returns the text."""
     from duelbench.provenance.sidecar import atomic_write_text
 
     status = read_csv_rows(status_csv)
@@ -90,14 +91,18 @@ def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Seque
         title, items, errata = papers[name]
         lines += paper_section(name, title, items, read_csv_rows(checks[name]),
                                [r for r in status if r["paper"] == name], root, errata)
+    if throughput_md:
+        body = Path(throughput_md).read_text(encoding="utf-8").strip().split("\n", 1)[1].strip()
+        lines += ["## Engine throughput", "", _demote(body), "",
+                  f"Files: [{Path(throughput_md).name}]({os.path.relpath(throughput_md, root)})", ""]
     text = "\n".join(lines).rstrip() + "\n"
     atomic_write_text(out_path, text)
     return text
 
 
-def write_for_config(config: Mapping, out_path: str, status_csv: str) -> list[str]:
+def write_for_config(config: Mapping, out_path: str, status_csv: str, throughput_md: str | None = None) -> list[str]:
     """``REPORT.md`` of every configured experiment that has a ``checks.csv`` (its title from its
-    registry), with a provenance sidecar; returns the inputs read."""
+    registry) and the engine throughput table, with a provenance sidecar; returns the inputs read."""
     from duelbench.experiments import figures_root
     from duelbench.experiments.contract import configured, plan
     from duelbench.provenance.sidecar import Timer, write_sidecar
@@ -112,8 +117,8 @@ def write_for_config(config: Mapping, out_path: str, status_csv: str) -> list[st
             registry = load_registry(os.path.join("data", "published", f"{name}.yaml"))
             papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), found[0]
     with Timer() as t:
-        write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"])
-    inputs = [status_csv, *checks.values()]
+        write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"], throughput_md)
+    inputs = [status_csv, *checks.values(), *([throughput_md] if throughput_md else [])]
     write_sidecar(out_path, inputs=inputs, config={"fidelity": config["fidelity"]}, extra={"papers": sorted(papers)},
                   **t.as_kwargs())
     return inputs
