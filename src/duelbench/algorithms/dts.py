@@ -35,6 +35,7 @@ import math
 import numba
 import numpy as np
 
+from duelbench.stats.beta import posterior_draw
 from duelbench.stats.choice import argmax_random_tie
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
@@ -89,7 +90,7 @@ def first_candidate(B, n_lost, in_C, theta, score, rng):
             if in_C[j] and j < i:
                 theta[i, j] = 1.0 - theta[j, i]
             else:
-                theta[i, j] = rng.beta(B[i, j] + 1.0, B[j, i] + 1.0)
+                theta[i, j] = posterior_draw(B, i, j, rng)
             if theta[i, j] > 0.5:
                 score[i] += 1.0
     return argmax_random_tie(score, in_C, rng)
@@ -103,7 +104,7 @@ def second_candidate(B, beats, a1, rng):
     for i in range(B.shape[0]):
         if i == a1 or beats[i, a1] == 1:
             continue
-        th = rng.beta(B[i, a1] + 1.0, B[a1, i] + 1.0)
+        th = posterior_draw(B, i, a1, rng)
         if th > best or (th == best and i < a2):
             best = th
             a2 = i

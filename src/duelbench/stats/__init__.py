@@ -9,6 +9,7 @@
 * :mod:`.hoeffding` — Hoeffding radii and sequential sign tests (SAVAGE, SCB).
 * :mod:`.kl_bounds` — KL confidence intervals by bisection (SCB's Algorithm 4).
 * :mod:`.copeland` — empirical Copeland losses, winner sets and pair signs (ECW-RMED).
+* :mod:`.beta` — Beta posterior draws of pairwise preferences (D-TS, D-TS+, RCS).
 * :mod:`.choice` — uniform indices and argmax with random tie-breaking (fixed draws).
 
 All functions are ``numba.njit(cache=True)`` kernels that also run as plain Python
