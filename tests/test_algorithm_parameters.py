@@ -76,6 +76,20 @@ PAPER_PARAMETERS = (
                    r"our ECW-RMED with $\alpha = 3.0$ and $\beta = 0.01$"),
     PaperParameter("dts", "alpha", 0.51, "Wu & Liu (2016)", WU_LIU_2016, (894, 895),
                    "For algorithms using RUCB and RLCB, including D-TS and D-TS+, we set the scale factor α = 0.51"),
+    PaperParameter("dts_plus", "alpha", 0.51, "Wu & Liu (2016)", WU_LIU_2016, (894, 895),
+                   "For algorithms using RUCB and RLCB, including D-TS and D-TS+, we set the scale factor α = 0.51"),
+    # BTM (Yue & Joachims 2011), duelbench.algorithms.btm; [16] = Yue & Joachims
+    PaperParameter("btm", "gamma", 1.3, "Wu & Liu (2016)", WU_LIU_2016, (893, 894),
+                   "For BTM, we set the relaxed factor γ = 1.3 as [16]"),
+    PaperParameter("condorcet_savage", None, None, "Wu & Liu (2016) (δ = 1/T as for copeland_savage, not a parameter)",
+                   WU_LIU_2016, (892,), "We compare D-TS and D-TS+ with the following algorithms: BTM [16], SAVAGE [17]"),
+    PaperParameter("rcs", "alpha", 0.51, "Wu & Liu (2016), RCS among the algorithms using RUCB", WU_LIU_2016,
+                   (893, 894, 895),
+                   "RUCB [4], RCS [3], CCB [6], SCB [6], RMED1 [5], and ECW-RMED [7]. For BTM, we set the relaxed "
+                   "factor γ = 1.3 as [16]. For algorithms using RUCB and RLCB, including D-TS and D-TS+, we set "
+                   "the scale factor α = 0.51"),
+    PaperParameter("sparring", None, None, "Wu & Liu (2016) (no value printed; alpha: READING_SWITCHES)",
+                   WU_LIU_2016, (892, 893), "BTM [16], SAVAGE [17], Sparring [18], RUCB [4]"),
     PaperParameter("random", None, None, "Komiyama et al. (2016)", KOMIYAMA_2016, (305,),
                    "Random is a uniformly random sampling among pairs"),
     PaperParameter("copeland_savage", None, None, "Komiyama et al. (2016) (δ = 1/T, not a parameter)",
@@ -89,6 +103,15 @@ PAPER_PARAMETERS = (
 READING_SWITCHES = {
     # the Indep removal test with <= (declared) or < (variant); duelbench.algorithms.savage
     "copeland_savage": {"strict_independence": 0.0},
+    # ζ̃* over all arms (declared, paper 004 L815) or over C (variant); duelbench.algorithms.dts_plus
+    "dts_plus": {"zeta_star_over_candidates": 0.0},
+    # the SBMs' UCB constant, not printed (paper 004 L892-897): the value of Wu & Liu's code;
+    # duelbench.algorithms.sparring
+    "sparring": {"alpha": 3.0},
+    # Y&J's confidence factor 3 and b' drawn from all of W (Wu & Liu's experiments); duelbench.algorithms.btm
+    "btm": {"confidence_factor": 3.0, "opponent_excludes_self": 0.0},
+    # a Condorcet winner is assumed to exist (the Condorcet problem); duelbench.algorithms.condorcet_savage
+    "condorcet_savage": {"assume_condorcet_winner": 1.0},
 }
 
 ROW_IDS = [f"{p.algorithm}-{p.parameter}" for p in PAPER_PARAMETERS]

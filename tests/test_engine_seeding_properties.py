@@ -279,7 +279,9 @@ def test_seed_changes_the_stream(algorithm):
 def test_params_change_the_stream(algorithm):
     canon = canonical_params(algorithm, {})
     key = next(iter(canon))
-    other = {**canon, key: canon[key] * 1.25 if canon[key] else 1.0}
+    v = canon[key]
+    # another valid value: the other reading of a 0/1 switch, else a scaled value
+    other = {**canon, key: 1.0 - v if v in (0.0, 1.0) else v * 1.25}
     canonical_params(algorithm, other)  # a valid value
     assert run_rng(0, "arxiv", algorithm, canon, 0).random() != run_rng(0, "arxiv", algorithm, other, 0).random()
     # the key order of the parameters does not matter (canonical JSON)

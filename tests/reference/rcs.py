@@ -1,0 +1,98 @@
+"""Reference for ``rcs``: Relative Confidence Sampling (Zoghi, Whiteson, de Rijke & Munos, WSDM
+2014) as run by Wu & Liu (NIPS 2016, paper 004 L892–895) with α = 0.51, recomputed from the win
+counts W at every step.
+
+One step at time t = 1, 2, … (natural log of the current t)::
+
+    θ_ij ~ Beta(W_ij + 1, W_ji + 1) for i < j,  θ_ji = 1 − θ_ij,  θ_ii = 1/2
+    c = the arm with θ_cj > 1/2 for all j ≠ c, if any;
+        else the arm that has been the champion the fewest times (lowest index among ties)
+    champion count of c += 1 (at every step, whichever way c was chosen)
+    U = W/(W+Wᵀ) + sqrt(α ln t/(W+Wᵀ)),  "x/0 := 1" (u = 1 + 1 = 2 if unobserved),  u_cc = 1/2
+    d = argmax_j u_jc, ties uniformly at random, with c left out of a tie it is part of
+    compare (c, d); W[winner, loser] += 1 (a self-comparison is not counted)
+
+The module's documented decisions are reproduced (strict comparisons with 1/2 in the sample,
+champion count at every step, lowest index among fallback ties, RUCB's tie rule for d).
+
+Random stream (the order in which the compiled code draws):
+
+* the whole sample: ``rng.beta(W_ij + 1.0, W_ji + 1.0)`` for i < j, i increasing, then j
+  increasing (K(K − 1)/2 draws, also when the outcome is decided early);
+* d: a uniform index ``floor(n · rng.random())`` (capped at n − 1) on the n tied maximisers in
+  increasing order, drawn only when n ≥ 2.
+
+Only the standard library is used (plus the generator passed in): no ``duelbench`` helper.
+"""
+
+import math
+
+
+class ReferenceRCS:
+    def __init__(self, K, horizon, params):
+        self.K = K
+        self.alpha = float(params["alpha"])
+        self.W = [[0] * K for _ in range(K)]  # W[i][j] = wins of i over j (integers)
+        self.champion_steps = [0] * K
+        # How often each branch was taken: for tests of coverage.
+        self.events = dict.fromkeys(
+            ("sample_winner", "fallback", "fallback_tie", "d_tie", "c_left_out", "d_is_c"), 0)
+
+    def _u(self, i, j, log_t):
+        if i == j:
+            return 0.5
+        wins, n = self.W[i][j], self.W[i][j] + self.W[j][i]
+        if n == 0:
+            return 1.0 + 1.0  # x/0 := 1 for the mean and for the width
+        return wins / n + math.sqrt(self.alpha * log_t / n)
+
+    def _sample(self, rng):
+        """θ as a full K × K list of lists, drawn in the documented order."""
+        K, W = self.K, self.W
+        theta = [[0.5] * K for _ in range(K)]
+        for i in range(K):
+            for j in range(i + 1, K):
+                theta[i][j] = rng.beta(W[i][j] + 1.0, W[j][i] + 1.0)
+                theta[j][i] = 1.0 - theta[i][j]
+        return theta
+
+    def select(self, t, rng):
+        K = self.K
+        theta = self._sample(rng)
+        winners = [c for c in range(K) if all(theta[c][j] > 0.5 for j in range(K) if j != c)]
+        assert len(winners) <= 1
+        if winners:
+            self.events["sample_winner"] += 1
+            c = winners[0]
+        else:
+            self.events["fallback"] += 1
+            fewest = min(self.champion_steps)
+            least = [i for i in range(K) if self.champion_steps[i] == fewest]
+            if len(least) > 1:
+                self.events["fallback_tie"] += 1
+            c = least[0]
+        self.champion_steps[c] += 1
+
+        log_t = math.log(t)
+        column = [self._u(j, c, log_t) for j in range(K)]
+        top = max(column)
+        ties = [j for j in range(K) if column[j] == top]
+        if len(ties) > 1 and c in ties:
+            self.events["c_left_out"] += 1
+            ties.remove(c)
+        if len(ties) == 1:
+            d = ties[0]
+        else:
+            self.events["d_tie"] += 1
+            d = ties[min(int(math.floor(rng.random() * len(ties))), len(ties) - 1)]
+        if d == c:
+            self.events["d_is_c"] += 1
+        return c, d
+
+    def update(self, i, j, i_won, t):
+        if i == j:
+            return
+        if i_won:
+            self.W[i][j] += 1
+        else:
+            self.W[j][i] += 1
