@@ -37,7 +37,8 @@ PLUGIN = textwrap.dedent('''
 #: the regret instances of the papers at smoke fidelity (config/config.yaml, fidelities.smoke)
 INSTANCES = {("komiyama2016", d) for d in ("kom_mslr16_noncondorcet", "gap", "cyclic")} | {
     ("zoghi2015", d) for d in ("mslr5_noncondorcet", "zoghi_copeland500", "mslr5_condorcet",
-                               "zoghi_copeland500_g02", "zoghi_copeland500_g04")}
+                               "zoghi_copeland500_g02", "zoghi_copeland500_g04")} | {
+    ("wu2016", d) for d in ("mslr5_condorcet", "mslr5_noncondorcet")}
 OUT = Path("results/bench_all/toy_a/smoke")
 
 

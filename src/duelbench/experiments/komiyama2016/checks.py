@@ -20,6 +20,7 @@ import numpy as np
 from duelbench.report.checks import CheckResult, Measurement
 
 from .. import log_to
+from ..claims import Missing, evaluate_with_reasons
 from ..contract import StepContext
 from . import NAME, curves, panels
 from .tables import Tables, display, sig, to_float
@@ -32,13 +33,6 @@ REL_TOL = 1e-7
 SLOPE_FACTOR = 2.0
 
 BEST_OTHER = "best_other"
-
-
-class Missing(Measurement):
-    """A statistic the active fidelity does not produce (evaluated as ``inconclusive``)."""
-
-    def __init__(self, reason: str):
-        super().__init__(value=None, a=[], b=[], evidence=reason)
 
 
 # --------------------------------------------------------------------------------------------
@@ -311,25 +305,9 @@ def measure(tables: Tables, statistic: str) -> Measurement:
     return Missing(f"unknown statistic {statistic!r}")
 
 
-def measurements(tables: Tables, registry: Mapping) -> dict[str, Measurement]:
-    """``{statistic: Measurement}`` for every statistic named in ``registry``."""
-    return {c["statistic"]: measure(tables, c["statistic"]) for c in registry["checks"]}
-
-
 def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
-    """Evaluate every check with :func:`~duelbench.report.checks.evaluate_registry`; a statistic that
-    was not produced keeps its reason as the evidence of the ``inconclusive`` outcome."""
-    from duelbench.report.checks import evaluate_registry
-
-    ms = measurements(tables, registry)
-    results = evaluate_registry(registry, ms, tables.settings["fidelity"])
-    for r in results:
-        m = ms.get(r.check["statistic"])
-        if isinstance(m, Missing):
-            r.outcome, r.reproduced, r.evidence = "inconclusive", None, m.evidence
-        elif m is not None and m.evidence and not r.evidence.startswith(m.evidence):
-            r.evidence = f"{m.evidence}; {r.evidence}"  # e.g. "only 2 runs" without naming A and B
-    return results
+    """Evaluate every check (:func:`~duelbench.experiments.claims.evaluate_with_reasons`)."""
+    return evaluate_with_reasons(registry, lambda statistic: measure(tables, statistic), tables.settings["fidelity"])
 
 
 def write_checks(ctx: StepContext) -> list[CheckResult]:

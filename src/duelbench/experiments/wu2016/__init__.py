@@ -1,0 +1,260 @@
+"""Wu & Liu (NIPS 2016), Double Thompson Sampling: Figures 1-2 and the claims of Section 5.
+
+Paper: "Double Thompson Sampling for Dueling Bandits", text
+``shared/papers/004_c659c680f71351ae.txt`` (line numbers ``Lnnn`` of its ``full_text``).  The
+readings W1-W8 of ``data/published/wu2016.yaml`` are declared in ``config/config.yaml`` (section
+``wu2016``); this package carries them out on the experiment contract
+(:mod:`duelbench.experiments.contract`).  Modules: :mod:`.curves` (aggregate, Figure 1),
+:mod:`.figure2` (Figure 2), :mod:`.checks` (statistics, ``checks.csv``).
+
+Panels
+------
+Figure 1 has two panels, named by role in the settings and in every statistic: ``condorcet``
+(Figure 1(a), "K = 5, Condorcet", T = 10^6) and ``noncondorcet`` (Figure 1(b), "K = 5,
+non-Condorcet", T = 10^7).  Each panel runs every entry of ``algorithms`` except those it lists
+under ``skip`` (SAVAGE is run in one variant per panel, W4); statistics call the panel's SAVAGE
+``savage``.
+
+What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "wu2016")``; every
+output has a ``.json`` provenance sidecar)
+--------------------------------------------------------------------------------------------
+``regret.csv``
+    Mean cumulative Copeland regret (Eq. (1), W3) and its standard error per panel, curve and
+    checkpoint (columns ``panel, dataset, algorithm, label, param_hash, t, mean, stderr,
+    n_runs``).
+``final_regret.csv``
+    Per-run cumulative regret at the panel's horizon (``at = "T"``) and at Figure 2's time
+    (``at = "figure2"``, for the algorithms of ``figure2.shown``).
+``figure1.png|pdf``
+    The two panels: semilog axes as the paper (log t, linear regret), y range the paper's
+    (``panels.<p>.ylim``; curves above it are marked where they leave and listed with their
+    value at T), mean ± 1 s.e. bands.
+``figure2.csv``, ``figure2.md``, ``figure2.png|pdf``
+    STD of the regret at Figure 2's time over ECW-RMED's mean (W8, the caption) and over the
+    algorithm's own mean, per panel and algorithm, with the published bars beside.
+``checks.csv``
+    Every check of ``data/published/wu2016.yaml`` at the active fidelity.
+
+Statistics (the ``statistic`` names of the registry; computed in :mod:`.checks`)
+--------------------------------------------------------------------------------------------
+``<p>`` is a panel name, ``<A>``/``<B>`` registry names (or ``savage``: the panel's SAVAGE).
+A statistic the active fidelity does not produce is ``inconclusive`` with the reason.
+
+``facts:noncondorcet:three_winners_zeta_3_4``
+    The panel's matrix has exactly three Copeland winners, each beating 3 of the 4 others.
+``facts:condorcet:has_condorcet_winner``
+    The panel's matrix has a Condorcet winner.
+``theory:assumptions_1_2``
+    On both panels' matrices: no p_ij = 1/2 for i != j (Assumption 1, L462) and, for every arm
+    i outside the Copeland winners with sorted superiors sigma_i (p_{sigma_i(1), i} >= ... ),
+    p_{sigma_i(L_C + 1), i} > p_{sigma_i(j), i} for all j > L_C + 1 (Assumption 2, L689), with
+    L_C the number of arms that beat a Copeland winner.
+``order:<p>:<A>:<B>``
+    Samples ``a``, ``b``: the per-run final regret of A and B on the panel (registry Welch tests).
+``reldiff:<p>:<A>:<B>``
+    ``|mean A - mean B| / mean B`` of the final regret.
+``slope_ratio:<p>:<A>:<B>``
+    Ratio of the least-squares slopes of the mean regret against ln t over the checkpoints
+    t in [T/10, T] of A and of B.
+``log_flatness:<p>:<A>``
+    ``(R(T)/ln T) / (R(t0)/ln t0)`` of the mean regret, t0 the checkpoint nearest T/10.
+``clusters:condorcet``
+    On the mean final regret: max(D-TS, D-TS+) < min(RCS, RMED1, ECW-RMED) and
+    max(RCS, RMED1, ECW-RMED) < min(RUCB, CCB) (Figure 1(a)'s label groups, L968).
+``label_order:noncondorcet``
+    Mean final regret CCB > D-TS > ECW-RMED > D-TS+ (Figure 1(b)'s labels, L968).
+``std_over_ecw:<p>:<A>``
+    Sample STD (ddof = 1) of A's regret at Figure 2's time over ECW-RMED's mean regret there.
+``std_order:noncondorcet``
+    STD of D-TS+ < STD of D-TS < STD of ECW-RMED at Figure 2's time.
+``std_ratio:<p>:<A>:<B>``
+    STD of A over STD of B at Figure 2's time.
+
+Decisions
+---------
+* Figure 2's time is a checkpoint of every run that reaches it: the final point of (a) and the
+  10^6 checkpoint of (b)'s 10^7 runs (W2); the engine's default checkpoints contain every
+  multiple of T/20, so 10^6 is recorded in (b).
+* BTM and SAVAGE need T and run once per point of the horizon grid of
+  :func:`duelbench.engine.checkpoints.horizon_mode_checkpoints` (12 log-spaced points up to T),
+  each point an independent run as L896-L897 describes; their curves join those points.
+* y ranges: the paper's top y tick of each panel (1500 in (a), 15 x 10^4 in (b), L968) is the
+  top of the frame at paper fidelity; at other fidelities (shorter horizons) the frame is fitted
+  to the curves the text compares (D-TS, D-TS+, ECW-RMED, RMED1, CCB) with 15% headroom.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+
+from .. import (
+    ConfigError,
+    ShardSpec,
+    active_fidelity,
+    algorithm_entries,
+    check_datasets,
+    dataset_inputs,
+    experiment_settings,
+    figures_dir,
+    plan_shards,
+    results_root,
+)
+from ..contract import Item, Plan, Step, paper_items
+
+NAME = "wu2016"
+#: Regret kinds the experiment reads (and the results archive keeps for its shards).
+KINDS = ("copeland",)
+#: Panel names in figure order, with the paper's panel titles (L908-L910).
+PANELS = {"condorcet": "K = 5, Condorcet", "noncondorcet": "K = 5, non-Condorcet"}
+#: Registry names that statistics may call ``savage`` (the panel's SAVAGE variant, W4).
+SAVAGES = ("condorcet_savage", "copeland_savage")
+
+
+def settings(config: Mapping, fidelity: str | None = None) -> dict:
+    """The effective ``wu2016`` settings (fidelity overrides applied, checked), plus
+    ``fidelity``, ``figures`` and ``results``."""
+    fid = active_fidelity(config, fidelity)
+    s = copy.deepcopy(dict(experiment_settings(config, NAME, fid)))
+    s["fidelity"] = fid
+    s["figures"] = figures_dir(config, NAME, fid)
+    s["results"] = results_root(config)
+    check_settings(s)
+    return s
+
+
+def check_settings(s: Mapping) -> None:
+    """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
+    for key in ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2"):
+        if key not in s:
+            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
+    if sorted(s["panels"]) != sorted(PANELS):
+        raise ConfigError(f"{NAME}.panels: expected the panels {list(PANELS)}, got {sorted(s['panels'])}")
+    names = [e.name for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")]
+    for p, panel in s["panels"].items():
+        check_datasets([panel["dataset"]], where=f"{NAME}.panels.{p}.dataset")
+        unknown = sorted(set(panel.get("skip") or []) - set(names))
+        if unknown:
+            raise ConfigError(f"{NAME}.panels.{p}.skip: {unknown} are not in {NAME}.algorithms")
+        savages = [e.name for e in panel_curves(s, p) if e.name in SAVAGES]
+        if len(savages) > 1:
+            raise ConfigError(f"{NAME}.panels.{p}: runs {savages}; skip all but one SAVAGE (statistics call it "
+                              "'savage')")
+    for a in s["figure2"]["shown"]:
+        if a not in names:
+            raise ConfigError(f"{NAME}.figure2.shown: {a!r} is not in {NAME}.algorithms")
+
+
+def panel_curves(s: Mapping, panel: str | None) -> list:
+    """The :class:`~duelbench.experiments.AlgorithmEntry` s that run on ``panel`` (every entry of
+    ``algorithms`` for ``None``), in legend order, labelled."""
+    from ..plotting import algorithm_label
+
+    skip = set(s["panels"][panel].get("skip") or []) if panel else set()
+    return [e if e.label else type(e)(e.name, e.params, e.param_hash, algorithm_label(e.name))
+            for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms") if e.name not in skip]
+
+
+def figure2_time(s: Mapping) -> int:
+    """Figure 2's time: ``figure2.t``, at most each panel's horizon."""
+    return min([int(s["figure2"]["t"]), *(int(p["horizon"]) for p in s["panels"].values())])
+
+
+def registry_path() -> Path:
+    """``data/published/wu2016.yaml`` of the checkout (the published-number registry)."""
+    from duelbench.data.paths import project_root
+
+    return project_root() / "data" / "published" / f"{NAME}.yaml"
+
+
+def shard_specs(s: Mapping) -> list[ShardSpec]:
+    """Every simulation shard: each panel's curves, ``runs`` x the panel's horizon."""
+    return [sp for p, panel in s["panels"].items() for e in panel_curves(s, p)
+            for sp in plan_shards(fidelity=s["fidelity"], dataset=panel["dataset"], algorithm=e.name, params=e.params,
+                                  horizon=int(panel["horizon"]), runs=int(s["runs"]),
+                                  runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
+
+
+def curve_settings(s: Mapping) -> dict:
+    """The settings the tables and figures depend on (a change reruns their steps)."""
+    return {k: s[k] for k in ("fidelity", "seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2")}
+
+
+OUTPUT_FILES = {
+    "regret": "regret.csv", "final": "final_regret.csv",
+    "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
+    "figure2_csv": "figure2.csv", "figure2_md": "figure2.md", "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
+    "checks": "checks.csv",
+}
+
+
+def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
+    """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
+    d = figures_dir(config, NAME, active_fidelity(config, fidelity))
+    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+
+
+def plan(config: Mapping, fidelity: str | None = None) -> Plan:
+    """The shards, the steps (aggregate, figure1, figure2, checks) and the items."""
+    s = settings(config, fidelity)
+    out = outputs(config, fidelity)
+    data = str(config.get("data", "data")).rstrip("/")
+    registry = str(registry_path())
+    cs = curve_settings(s)
+    steps = [
+        Step("aggregate", "curves:aggregate", {"regret": out["regret"], "final": out["final"]}, shards=True,
+             settings=cs, message=f"{NAME}: aggregating the simulation shards"),
+        Step("figure1", "curves:figure1", {"pdf": out["figure1_pdf"], "png": out["figure1_png"]},
+             inputs={"regret": out["regret"]}, settings=cs),
+        Step("figure2", "figure2:figure2",
+             {k: out[f"figure2_{k}"] for k in ("csv", "md", "pdf", "png")},
+             inputs={"final": out["final"], "registry": registry}, settings=cs),
+        Step("checks", "checks:write_checks", {"csv": out["checks"]},
+             inputs={"regret": out["regret"], "final": out["final"], "registry": registry,
+                     "data": sorted({f for p in s["panels"].values() for f in dataset_inputs(p["dataset"], data)})},
+             settings=s, message=f"{NAME}: evaluating the published-number registry"),
+    ]
+    return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
+                shards=shard_specs(s), kinds=KINDS, curves=(out["regret"], "copeland"))
+
+
+#: The paper's own figures among the items, with the registry items whose checks judge them.
+PAPER_ITEMS = {"figure1": ("Figure 1",), "figure2": ("Figure 2",)}
+
+
+def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
+    """The paper's figures as rebuilt here: what the paper shows, what runs, the readings."""
+    panels = "; ".join(f"({chr(97 + k)}) {PANELS[p]}: {s['panels'][p]['dataset']}, T = {int(s['panels'][p]['horizon'])}, "
+                       f"{', '.join(e.label for e in panel_curves(s, p))}"
+                       for k, p in enumerate(PANELS))
+    runs = f"{int(s['runs'])} runs per curve (fidelity {s['fidelity']}; the paper averages 500, L898)"
+    t2 = figure2_time(s)
+    return [
+        Item("figure1", "figure", "Figure 1 (regret in the MSLR dataset, L907-L913)",
+             "The paper plots the mean cumulative Copeland regret of Eq. (1) against log t for D-TS, D-TS+ and nine "
+             "baselines (L892-L896) on two 5-armed MSLR submatrices, with and without a Condorcet winner. Here: "
+             f"{panels}; {runs}; arms relabelled at random per run (L898-L899); alpha = 0.51 for the RUCB/RLCB "
+             "methods, BTM gamma = 1.3 (L893-L895); BTM and SAVAGE once per point of a 12-point horizon grid "
+             "(L896-L897). Readings W1-W7 of data/published/wu2016.yaml: full-precision submatrices (the 3-decimal "
+             "prints are a labelled variant), Condorcet SAVAGE on (a) and Copeland SAVAGE on (b), no common random "
+             "numbers. Semilog axes and the paper's top y tick as the frame (paper fidelity); curves above it are "
+             "marked where they leave and listed with their value at T; bands are ± 1 s.e.",
+             (out["figure1_png"], out["figure1_pdf"])),
+        Item("figure2", "figure", "Figure 2 (STD of regret, L915-L918)",
+             f"The paper's grouped bars give the STD of the regret at T = 10^6 of ECW-RMED, D-TS and D-TS+ on both "
+             f"panels, normalised by ECW-RMED's mean regret (caption). Here at t = {t2} (the end of (a), a "
+             "checkpoint of (b)): sample STD over the runs divided by ECW-RMED's mean (W8, the checks), and divided "
+             "by the algorithm's own mean (the other reading of L934-L935, shown only); the published bars are drawn "
+             "beside the reproduced ones.", (out["figure2_png"], out["figure2_pdf"], out["figure2_md"],
+                                              out["figure2_csv"])),
+        Item("curves", "table", "Regret curves behind Figures 1-2",
+             "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run regret at each panel's "
+             "horizon and at Figure 2's time (final_regret.csv), from which the orderings are tested (one-sided "
+             "Welch tests at alpha = 0.05).", (out["regret"], out["final"])),
+        Item("checks", "checks", "Published numbers and claims (data/published/wu2016.yaml)",
+             "Every check of the registry at the active fidelity: the matrices' winners and Assumptions 1-2, the "
+             "orderings and ratios of Section 5 on both panels, slopes and O(log T) flatness, Figure 1's label "
+             "groups, Figure 2's bars and STD orderings. Published claims are asserted at paper fidelity only; a "
+             "statistic the fidelity does not produce is inconclusive with the reason.", (out["checks"],)),
+    ]

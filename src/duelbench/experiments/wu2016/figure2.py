@@ -1,0 +1,126 @@
+"""Figure 2 of Wu & Liu (2016): the STD of the regret at T = 10^6, normalised by ECW-RMED's mean
+regret (the caption, L917-L918; reading W8) and, shown beside, by the algorithm's own mean."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .. import log_to
+from ..aggregate import write_table
+from ..contract import StepContext
+from . import NAME, PANELS, curve_settings, figure2_time, panel_curves
+
+ECW = "ecw_rmed"
+COLUMNS = ["panel", "dataset", "algorithm", "label", "t", "n_runs", "mean", "std", "std_over_ecw", "std_over_own",
+           "published_std_over_ecw", "check_id"]
+
+
+def published_bars(registry: Mapping) -> dict[tuple[str, str], tuple[float, str]]:
+    """(panel, algorithm) -> (published STD over ECW-RMED's mean, check id), from the registry's
+    checks of ``std_over_ecw:<panel>:<algorithm>`` that carry a published value."""
+    out = {}
+    for c in registry["checks"]:
+        kind, _, rest = c["statistic"].partition(":")
+        if kind == "std_over_ecw" and c.get("published") is not None:
+            p, _, a = rest.partition(":")
+            out.setdefault((p, a), (float(c["published"]), c["id"]))
+    return out
+
+
+def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFrame:
+    """One row per panel and algorithm of ``figure2.shown`` (see :data:`COLUMNS`)."""
+    at = final[final["at"] == "figure2"]
+    bars = published_bars(registry)
+    rows = []
+    for p in PANELS:
+        labels = {e.name: e.label for e in panel_curves(s, p)}
+        sub = at[at["panel"] == p]
+        ecw = sub[sub["algorithm"] == ECW]["regret"].to_numpy(float)
+        ecw_mean = float(ecw.mean()) if ecw.size else math.nan
+        for a in s["figure2"]["shown"]:
+            x = sub[sub["algorithm"] == a]["regret"].to_numpy(float)
+            std = float(np.std(x, ddof=1)) if x.size > 1 else math.nan
+            mean = float(x.mean()) if x.size else math.nan
+            pub, cid = bars.get((p, a), (math.nan, ""))
+            rows.append({"panel": p, "dataset": s["panels"][p]["dataset"], "algorithm": a, "label": labels.get(a, a),
+                         "t": figure2_time(s), "n_runs": int(x.size), "mean": mean, "std": std,
+                         "std_over_ecw": std / ecw_mean if ecw_mean else math.nan,
+                         "std_over_own": std / mean if mean else math.nan, "published_std_over_ecw": pub,
+                         "check_id": cid})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def markdown(table: pd.DataFrame, s: Mapping) -> str:
+    """The STD table as Markdown (percentages)."""
+    def pct(v):
+        return "" if not np.isfinite(v) else f"{100 * v:.2f}%"
+
+    lines = ["# Figure 2: STD of regret", "",
+             f"At t = {figure2_time(s)}, over {int(s['runs'])} runs (fidelity {s['fidelity']}). STD / ECW-RMED mean is "
+             "the caption's normalisation (W8) and judges the checks; STD / own mean is shown only.", "",
+             "| panel | algorithm | STD / ECW-RMED mean | published | STD / own mean | mean regret | STD |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for r in table.itertuples():
+        lines.append(f"| {PANELS[r.panel]} | {r.label} | {pct(r.std_over_ecw)} | {pct(r.published_std_over_ecw)} | "
+                     f"{pct(r.std_over_own)} | {r.mean:.6g} | {r.std:.6g} |")
+    return "\n".join(lines) + "\n"
+
+
+def draw(table: pd.DataFrame, footer: str):
+    """Grouped bars per panel: reproduced (solid) and published (hatched) STD over ECW-RMED's mean."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plotting import algorithm_colour
+
+    algs = list(dict.fromkeys(table["algorithm"]))
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    width = 0.8 / (2 * max(len(algs), 1))
+    for g, p in enumerate(PANELS):
+        sub = table[table["panel"] == p].set_index("algorithm")
+        for k, a in enumerate(algs):
+            if a not in sub.index:
+                continue
+            r, x0 = sub.loc[a], g - 0.4 + 2 * k * width
+            colour = algorithm_colour(a)
+            for dx, value, hatch, label in ((0, r["std_over_ecw"], None, f"{r['label']} (reproduced)"),
+                                            (width, r["published_std_over_ecw"], "//", f"{r['label']} (published)")):
+                if np.isfinite(value):
+                    ax.bar(x0 + dx + width / 2, 100 * value, width, color=colour if hatch is None else "white",
+                           edgecolor=colour, hatch=hatch, label=label if g == 0 else None)
+                    ax.text(x0 + dx + width / 2, 100 * value, f"{100 * value:.1f}", ha="center", va="bottom",
+                            fontsize=6)
+    ax.set_xticks(range(len(PANELS)), [PANELS[p] for p in PANELS])
+    ax.set_xlabel("dataset")
+    ax.set_ylabel("normalized STD of regret (%)")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, frameon=False)
+    fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.4 / fig.get_figheight(), 1, 1))
+    return fig
+
+
+def figure2(ctx: StepContext) -> None:
+    """Step ``figure2``: ``figure2.csv``, ``.md``, ``.pdf``, ``.png`` (+ sidecars)."""
+    from duelbench.data.paths import display_path
+    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
+
+    from ..plotting import save_figure
+
+    s, i, o = ctx.settings, ctx.input, ctx.output
+    with log_to(ctx.log), Timer() as t:
+        table = std_table(pd.read_csv(i.final, dtype={"param_hash": str}), s, ctx.registry(i.registry))
+        write_table(table, o.csv, COLUMNS)
+        atomic_write_text(o.md, markdown(table, s))
+        footer = (f"Wu & Liu (2016) Figure 2: STD of the regret at t = {figure2_time(s)} over ECW-RMED's mean "
+                  f"(caption),\n{int(s['runs'])} runs, fidelity {s['fidelity']}; hatched: the published bars")
+        save_figure(draw(table, footer), [o.pdf, o.png])
+    for path in (o.csv, o.md, o.pdf, o.png):
+        write_sidecar(path, inputs=[i.final, display_path(i.registry)], config=curve_settings(s), extra={"experiment": NAME},
+                      **t.as_kwargs())

@@ -1,0 +1,159 @@
+"""Wu & Liu (2016): the experiment's settings, shards and statistics, without simulating.
+
+The statistics are computed on small hand-made tables whose answers are known; the matrix facts
+and Assumptions 1-2 on the panels' matrices of the configuration (W1)."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from duelbench.experiments import ConfigError, effective_config
+from duelbench.experiments import wu2016 as w
+from duelbench.experiments.wu2016 import checks, figure2
+
+from _checkout_copy import CHECKOUT
+
+pytestmark = pytest.mark.filterwarnings("ignore::duelbench.problems.matrix.TiedPairWarning")
+
+
+@pytest.fixture(scope="module")
+def config():
+    with open(CHECKOUT / "config" / "config.yaml") as fh:
+        return yaml.safe_load(fh)
+
+
+def settings(config, fidelity="paper", **section):
+    cfg = copy.deepcopy(config)
+    cfg["wu2016"].update(section)
+    return w.settings(effective_config(dict(cfg, fidelity=fidelity)))
+
+
+def test_declared_panels_runs_and_savage_per_panel(config):
+    s = settings(config)
+    assert int(s["runs"]) == 500  # L898
+    assert {p: (s["panels"][p]["dataset"], int(s["panels"][p]["horizon"])) for p in w.PANELS} == {
+        "condorcet": ("mslr5_condorcet", 10**6), "noncondorcet": ("mslr5_noncondorcet", 10**7)}
+    names = {p: [e.name for e in w.panel_curves(s, p)] for p in w.PANELS}
+    assert "condorcet_savage" in names["condorcet"] and "copeland_savage" not in names["condorcet"]
+    assert "copeland_savage" in names["noncondorcet"] and "condorcet_savage" not in names["noncondorcet"]
+    assert all(len(n) == 11 for n in names.values())  # D-TS, D-TS+ and nine baselines (L892-L893)
+    assert w.figure2_time(s) == 10**6
+
+
+def test_every_curve_is_split_into_shards_of_its_panel(config):
+    s = settings(config, "smoke")
+    specs = w.shard_specs(s)
+    per = {(sp.dataset, sp.algorithm): sp.horizon for sp in specs}
+    assert len(per) == 22
+    assert {h for (d, _), h in per.items() if d == s["panels"]["noncondorcet"]["dataset"]} == {4000}
+    assert len({sp.path for sp in specs}) == len(specs)
+
+
+def test_settings_errors_name_the_key(config):
+    with pytest.raises(ConfigError, match="wu2016.panels.condorcet.skip"):
+        settings(config, panels={**config["wu2016"]["panels"],
+                                 "condorcet": {"dataset": "mslr5_condorcet", "horizon": 10, "skip": ["nope"]}})
+    with pytest.raises(ConfigError, match="skip all but one SAVAGE"):
+        settings(config, panels={**config["wu2016"]["panels"],
+                                 "condorcet": {"dataset": "mslr5_condorcet", "horizon": 10}})
+    with pytest.raises(ConfigError, match="figure2.shown"):
+        settings(config, figure2={"t": 10, "shown": ["random"]})
+
+
+def test_matrix_facts_and_assumptions_on_the_declared_matrices(config, mslr_mirror):
+    s = settings(config)
+    three = checks.facts(s, "noncondorcet", "three_winners_zeta_3_4")
+    assert three.value is True, three.evidence
+    assert checks.facts(s, "condorcet", "has_condorcet_winner").value is True
+    assert checks.facts(s, "noncondorcet", "has_condorcet_winner").value is False
+    a = checks.assumptions(s)
+    assert a.value is True and "L_C = 1" in a.evidence and "L_C = 0" in a.evidence
+
+
+def test_assumption_flags_on_hand_made_matrices():
+    ok = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
+    assert checks.assumption_flags(ok) == (True, True, 0)
+    tie = ok.copy()
+    tie[0, 1], tie[1, 0] = 0.5, 0.5  # p_01 = 1/2: Assumption 1 fails
+    assert checks.assumption_flags(tie)[0] is False
+    # arm 3 (not a winner, L_C = 0): its superiors 0, 1, 2 with p_03 = 0.9 > p_13 = p_23 = 0.8 holds;
+    # arm 2 with p_02 = p_12 = 0.7 at the top ties the first and second superiors: Assumption 2 fails
+    P = np.array([[0.5, 0.6, 0.7, 0.9], [0.4, 0.5, 0.7, 0.8], [0.3, 0.3, 0.5, 0.8], [0.1, 0.2, 0.2, 0.5]])
+    a1, a2, lc = checks.assumption_flags(P)
+    assert (a1, a2, lc) == (True, False, 0)
+    P[1, 2], P[2, 1] = 0.65, 0.35
+    assert checks.assumption_flags(P) == (True, True, 0)
+
+
+def _tables(s):
+    """Final regret: D-TS 10 ± small, D-TS+ 10.5, RCS 20, ECW-RMED 14; curves a ln t."""
+    rows, curves = [], []
+    rng = np.random.default_rng(0)
+    means = {"dts": 10.0, "dts_plus": 10.5, "rcs": 20.0, "ecw_rmed": 14.0, "rmed1": 15.0, "rucb": 30.0, "ccb": 31.0,
+             "condorcet_savage": 50.0}
+    for p in w.PANELS:
+        for a, m in means.items():
+            for run in range(30):
+                for at, t in (("T", 1000), ("figure2", 1000)):
+                    rows.append({"panel": p, "dataset": "x", "algorithm": a, "label": a, "param_hash": "0",
+                                 "at": at, "t": t, "run": run, "regret": m + rng.normal(0, 0.1)})
+            for t in (10, 100, 1000):
+                curves.append({"panel": p, "dataset": "x", "algorithm": a, "label": a, "param_hash": "0", "t": t,
+                               "mean": m / np.log(1000) * np.log(t), "stderr": 0.1, "n_runs": 30})
+    return checks.Tables(s, pd.DataFrame(curves), pd.DataFrame(rows))
+
+
+def test_statistics_on_known_tables(config):
+    s = settings(config, "smoke")
+    t = _tables(s)
+    m = checks.measure(t, "order:condorcet:dts:rcs")
+    assert np.mean(m.a) < np.mean(m.b) and "A = dts, B = rcs" in m.evidence
+    assert checks.measure(t, "order:condorcet:savage:dts").evidence.endswith("A = condorcet_savage, B = dts")
+    assert checks.measure(t, "reldiff:condorcet:dts_plus:dts").value == pytest.approx(0.05, abs=0.01)
+    assert checks.measure(t, "slope_ratio:condorcet:dts:rcs").value == pytest.approx(0.5, rel=1e-9)
+    assert checks.measure(t, "log_flatness:condorcet:dts").value == pytest.approx(1.0, rel=1e-9)
+    assert checks.measure(t, "clusters:condorcet").value is True
+    assert checks.measure(t, "label_order:noncondorcet").value is False  # ECW-RMED 14 > D-TS 10 here
+    assert checks.measure(t, "std_over_ecw:noncondorcet:dts").value == pytest.approx(0.1 / 14, rel=0.5)
+    assert isinstance(checks.measure(t, "order:noncondorcet:sparring:dts"), checks.Missing)
+    assert isinstance(checks.measure(t, "order:condorcet:dts"), checks.Missing)  # malformed
+    assert isinstance(checks.measure(t, "nonsense:x"), checks.Missing)
+
+
+def test_every_registry_statistic_is_computed_on_complete_tables(config):
+    """Every statistic of the registry is a known name, computed (not Missing) when the tables
+    hold every algorithm it needs."""
+    from duelbench.report.checks import load_registry
+
+    reg = load_registry(CHECKOUT / "data" / "published" / "wu2016.yaml")
+    s = settings(config, "smoke")
+    names = {e.name for p in w.PANELS for e in w.panel_curves(s, p)}
+    rows, curves = [], []
+    for p in w.PANELS:
+        for k, a in enumerate(sorted(names)):
+            for run in range(3):
+                for at in ("T", "figure2"):
+                    rows.append({"panel": p, "algorithm": a, "at": at, "run": run, "regret": 10.0 + k + run})
+            curves += [{"panel": p, "algorithm": a, "t": t, "mean": (1 + k) * np.log(t)} for t in (10, 100, 1000)]
+    t = checks.Tables(s, pd.DataFrame(curves), pd.DataFrame(rows))
+    missing = {c["statistic"]: m.evidence for c in reg["checks"]
+               if isinstance(m := checks.measure(t, c["statistic"]), checks.Missing)}
+    assert not missing
+
+
+def test_figure2_table_reads_the_published_bars_and_both_normalisations(config):
+    from duelbench.report.checks import load_registry
+
+    s = settings(config, "smoke")
+    t = _tables(s)
+    table = figure2.std_table(t.final, s, load_registry(CHECKOUT / "data" / "published" / "wu2016.yaml"))
+    row = table[(table["panel"] == "noncondorcet") & (table["algorithm"] == "dts_plus")].iloc[0]
+    assert row["published_std_over_ecw"] == pytest.approx(0.1316)
+    assert row["std_over_own"] == pytest.approx(row["std"] / row["mean"])
+    assert row["std_over_ecw"] == pytest.approx(row["std"] / 14.0, rel=0.01)
+    assert len(table) == 2 * len(s["figure2"]["shown"])
