@@ -26,18 +26,37 @@ from duelbench.engine.simulate import simulate
 
 #: One instance per K = 5, 16, 64, 500.
 DEFAULT_INSTANCES = ("mslr5_condorcet_printed", "sushi", "kom_mslr64_noncondorcet", "zoghi_copeland500")
-CALIBRATION_STEPS = 2000
+CALIBRATION_STEPS = 20_000
 
 
 def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_seconds: float = 10.0) -> dict:
     """Best-of-``repeat`` steps/s of single runs of at most ``horizon`` steps (compilation
-    excluded), shortened so that the case takes about ``max_seconds``."""
-    simulate(algorithm, dataset, min(horizon, 1000), 1, seed=12345)  # compile and load
-    t0 = time.perf_counter()
-    calib = min(horizon, CALIBRATION_STEPS)
-    simulate(algorithm, dataset, calib, 1, seed=12346, checkpoints=[calib])
-    rate = calib / max(time.perf_counter() - t0, 1e-9)
-    steps = int(max(calib, min(horizon, rate * max_seconds / max(repeat, 1))))
+    excluded), shortened so that the case takes about ``max_seconds``.
+
+    The speed is first estimated on runs of 10, 20, 40, … steps (at most
+    :data:`CALIBRATION_STEPS`) until they have taken a tenth of the budget beyond the first, as
+    the marginal speed between the last two (a run's fixed cost, K × K tables, dominates short
+    runs at K = 500), so slow cases (Thompson sampling at K = 500: under 100 steps per second)
+    stay within their cap too.
+    """
+    simulate(algorithm, dataset, min(horizon, 10), 1, seed=12345)  # compile and load
+
+    def timed(n: int) -> float:
+        t0 = time.perf_counter()
+        simulate(algorithm, dataset, n, 1, seed=12346, checkpoints=[n])
+        return time.perf_counter() - t0
+
+    # the marginal speed between calibration runs of doubling length leaves out the fixed cost of
+    # a run (setting up K x K tables), which dominates short runs at large K
+    calib = min(horizon, 10)
+    first = last = timed(calib)
+    rate = calib / max(first, 1e-9)
+    while calib < min(horizon, CALIBRATION_STEPS) and last - first < max_seconds / 10:
+        longer = min(2 * calib, horizon, CALIBRATION_STEPS)
+        t = timed(longer)
+        rate = (longer - calib) / (t - last) if t > last else longer / max(t, 1e-9)
+        calib, last = longer, t
+    steps = int(max(min(calib, horizon), min(horizon, rate * max_seconds / max(repeat, 1))))
     best = 0.0
     for k in range(repeat):
         t0 = time.perf_counter()
