@@ -30,3 +30,18 @@ def random_matrix(K, seed):
     P = P + np.tril(1.0 - P.T, -1)
     np.fill_diagonal(P, 0.5)
     return P
+
+
+def run_without_jit(script: str, payload=None, timeout: int = 900):
+    """Run ``script`` with ``python -c`` under ``NUMBA_DISABLE_JIT=1`` (the pure-Python path of
+    the compiled kernels), passing ``payload`` as a JSON argument; its JSON stdout, parsed."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    args = [sys.executable, "-c", script] + ([] if payload is None else [json.dumps(payload)])
+    proc = subprocess.run(args, env=dict(os.environ, NUMBA_DISABLE_JIT="1"), capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)

@@ -1,11 +1,7 @@
 """Beat-the-Mean (Yue & Joachims, ICML 2011): working-set elimination, exploitation of the last arm,
 the opponent rule, δ = 1/(2KT), parameter validation, closed form and code paths."""
 
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -18,7 +14,7 @@ from duelbench.engine.seeding import run_rng
 from duelbench.engine.simulate import regret_stack
 from duelbench.problems.matrix import PreferenceMatrix
 
-from _engine_helpers import ARXIV, MULTISOL, random_matrix
+from _engine_helpers import ARXIV, MULTISOL, random_matrix, run_without_jit
 
 # A Condorcet winner (arm 2) with gaps ≥ 0.2.  Records against the mean of W = all arms (self
 # included): arm 2: 0.725, arm 0: 0.575, arm 1: 0.425, arm 3: 0.275; against {0, 1, 2}:
@@ -240,11 +236,7 @@ print(json.dumps(out))
 def test_python_path_identical_through_exploitation():
     """NUMBA_DISABLE_JIT=1 gives the same pairs and bit-identical sums, through removals and the
     closed-form exploitation (tests/test_engine_paths.py covers 1,500 steps)."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT, json.dumps(EASY.tolist())], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT, EASY.tolist())
     for got, params in zip(py, ({"confidence_factor": 1.0}, {"confidence_factor": 1.0, "opponent_excludes_self": 1.0},
                                 {})):
         r = duelbench.simulate("btm", EASY, 20000, 2, seed=4, record_pairs=True, checkpoints=[1000, 5000, 20000],

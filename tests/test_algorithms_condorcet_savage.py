@@ -3,11 +3,7 @@ parameter ``assume_condorcet_winner`` (1, the default: a pair leaves W once eith
 certainly beaten; 0: once both are), the certified winner, the exploited arm without a Condorcet
 winner, δ = 1/T, closed-form exploitation, parameter validation and both code paths."""
 
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -23,7 +19,7 @@ from duelbench.engine.simulate import regret_stack
 from duelbench.problems.matrix import PreferenceMatrix
 from duelbench.stats.hoeffding import hoeffding_radius
 
-from _engine_helpers import ARXIV, MULTISOL, random_matrix
+from _engine_helpers import ARXIV, MULTISOL, random_matrix, run_without_jit
 
 # Arm 2 is the Condorcet winner (beats everyone), every gap ≥ 0.2.
 EASY = np.array([
@@ -371,11 +367,7 @@ def test_python_path_identical():
     the exploited arm (with and without a Condorcet winner) and the closed-form commit, for the
     registered default (engine, no parameter given); the exact test's kernel is compared too."""
     cases = {"easy": EASY, "multisol": MULTISOL, "cycle7": CYCLE7}
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT, json.dumps({k: v.tolist() for k, v in cases.items()})],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT, {k: v.tolist() for k, v in cases.items()})
     for name, P in cases.items():
         r = duelbench.simulate("condorcet_savage", P, 60000, 2, seed=3, record_pairs=True,
                                checkpoints=[1000, 20000, 60000])

@@ -2,11 +2,7 @@
 with D-TS when |C| = 1, concentration on one Copeland winner (the conjecture after Corollary 1,
 paper 004 L868–872), parameter validation, and compiled == pure-Python path."""
 
-import json
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -15,6 +11,8 @@ import duelbench
 from duelbench.algorithms import dts, dts_plus
 from duelbench.algorithms.registry import canonical_params, get_algorithm, params_array
 from duelbench.stats.confident_beats import cb_rebuild
+
+from _engine_helpers import run_without_jit
 
 pytestmark = pytest.mark.filterwarnings("ignore::duelbench.problems.matrix.TiedPairWarning")
 
@@ -216,10 +214,7 @@ print(json.dumps(out))
 
 def test_python_path_identical():
     """NUMBA_DISABLE_JIT=1 gives the same pairs and bit-identical regret, for both readings of ζ̃*."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT], env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT)
     for name in ("mslr5_noncondorcet_printed", "multisol", "sushi"):
         for v in (0.0, 1.0):
             r = duelbench.simulate("dts_plus", name, 1500, 2, seed=3, record_pairs=True, zeta_star_over_candidates=v)

@@ -1,10 +1,6 @@
 """RCS (Zoghi et al., WSDM 2014, as run by Wu & Liu 2016): convergence to the Condorcet winner,
 the champion rule, parameter validation and the pure-Python path."""
 
-import json
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -14,7 +10,7 @@ import duelbench
 from duelbench.algorithms import rcs
 from duelbench.algorithms.registry import canonical_params, get_algorithm
 
-from _engine_helpers import MULTISOL
+from _engine_helpers import MULTISOL, run_without_jit
 
 EASY = np.array([  # a Condorcet winner (arm 2) with gaps ≥ 0.2
     [0.5, 0.7, 0.3, 0.8],
@@ -150,11 +146,7 @@ print(json.dumps(out))
 def test_python_path_identical():
     """NUMBA_DISABLE_JIT=1 gives the same pairs and bit-identical regret sums."""
     cases = {"easy": EASY, "multisol": MULTISOL}
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT, json.dumps({k: v.tolist() for k, v in cases.items()})],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT, {k: v.tolist() for k, v in cases.items()})
     for name, P in cases.items():
         r = _simulate(P, 4000, 2, 7, record_pairs=True, checkpoints=[1000, 4000])
         assert np.array_equal(r.pairs, np.array(py[name]["pairs"])), name

@@ -1,11 +1,7 @@
 """SCB (Zoghi et al. 2015, Algorithms 2–4): a from-scratch reference, phases, stopping rule,
 exploitation blocks, and both code paths."""
 
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -25,7 +21,7 @@ from duelbench.stats.hoeffding import hoeffding_side
 from duelbench.stats.kl import kl_bernoulli
 from duelbench.stats.kl_bounds import kl_interval
 
-from _engine_helpers import MULTISOL, random_matrix
+from _engine_helpers import MULTISOL, random_matrix, run_without_jit
 
 # a Condorcet winner (arm 0) above a transitive order, every gap 0.4: Algorithm 2 stops in
 # phases 4 and 5
@@ -282,11 +278,7 @@ print(json.dumps({"pairs": r.pairs[0].tolist(), "regret": r.regret.tolist()}))
 def test_python_path_with_exploitation_blocks_identical():
     """NUMBA_DISABLE_JIT=1 gives the same pairs and bit-identical sums, also through the
     exploitation block and the closing commit (tests/test_engine_paths.py covers 1,500 steps)."""
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT, json.dumps(EASY_CW.tolist())], env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT, EASY_CW.tolist())
     r = duelbench.simulate("scb", EASY_CW, 120000, 1, seed=2, record_pairs=True,
                            checkpoints=[1000, 50000, 65812, 100000, 120000])
     assert np.array_equal(r.pairs[0], np.array(py["pairs"]))

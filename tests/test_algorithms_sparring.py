@@ -2,11 +2,7 @@
 utility-based instances, the independence of its two machines, the documented conventions,
 parameter validation, and the compiled path against the pure-Python path."""
 
-import json
 import math
-import os
-import subprocess
-import sys
 import warnings
 
 import numpy as np
@@ -16,7 +12,7 @@ import duelbench
 from duelbench.algorithms import sparring
 from duelbench.algorithms.registry import canonical_params, get_algorithm
 
-from _engine_helpers import ARXIV, MULTISOL
+from _engine_helpers import ARXIV, MULTISOL, run_without_jit
 
 
 def _linear(u):
@@ -241,11 +237,7 @@ def test_compiled_path_equals_python_path():
     """NUMBA_DISABLE_JIT=1 (plain Python with NumPy's Generator) gives the same pairs and
     bit-identical regret sums, at two values of α."""
     cases = {"linear6": LINEAR6, "arxiv": ARXIV}
-    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", PY_SCRIPT, json.dumps({k: v.tolist() for k, v in cases.items()})],
-                          env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    py = json.loads(proc.stdout)
+    py = run_without_jit(PY_SCRIPT, {k: v.tolist() for k, v in cases.items()})
     for name, P in cases.items():
         for alpha in (3.0, 1.0):
             r = _sim(P, 6000, 2, seed=4, record_pairs=True, alpha=alpha)
