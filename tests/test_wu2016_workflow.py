@@ -15,7 +15,7 @@ import yaml
 
 from _checkout_copy import CHECKOUT, copy_checkout, run_snakemake
 
-RULES = ("experiments.smk",)  # common.smk is always kept
+RULES = ("experiments.smk", "report.smk")  # common.smk is always kept
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 
@@ -94,3 +94,15 @@ def test_a_second_build_has_nothing_to_do(built):
     root, _, mirror = built
     proc = run_snakemake(root, "-n", "wu2016", mirror=mirror)
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_the_report_shows_every_item_with_its_caption(built):
+    """``snakemake --report``: every item of the experiment under its caption's title."""
+    from _checkout_copy import assert_report_shows_every_item, report_html
+
+    import duelbench.experiments as dbx
+    from duelbench.experiments.contract import plan
+
+    root, config, mirror = built
+    text = report_html(root, "wu2016", mirror=mirror)
+    assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "wu2016"))
