@@ -35,6 +35,7 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 import math
 
 from .driver import count_expiries
+from .rucb_bounds import lower, upper
 
 CLIP = 1e-7
 
@@ -59,23 +60,11 @@ class ReferenceDTSPlus:
         self._resolved = set()
         self._compared = None
 
-    def _mean_width(self, i, j, log_t):
-        wins, n = self.B[i][j], self.B[i][j] + self.B[j][i]
-        if n == 0:
-            return 1.0, 1.0
-        return wins / n, math.sqrt(self.alpha * log_t / n)
-
     def _u(self, i, j, log_t):
-        if i == j:
-            return 0.5
-        m, w = self._mean_width(i, j, log_t)
-        return m + w
+        return upper(self.B, i, j, self.alpha, log_t)
 
     def _l(self, i, j, log_t):
-        if i == j:
-            return 0.5
-        m, w = self._mean_width(i, j, log_t)
-        return m - w
+        return lower(self.B, i, j, self.alpha, log_t)
 
     def sampled_regret(self, theta, wins, i, zeta_star):
         """R̃_i from the sampled matrix ``theta`` and win counts ``wins``."""

@@ -27,6 +27,8 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 
 import math
 
+from .rucb_bounds import upper
+
 
 class ReferenceRCS:
     def __init__(self, K, horizon, params):
@@ -39,12 +41,7 @@ class ReferenceRCS:
             ("sample_winner", "fallback", "fallback_tie", "d_tie", "c_left_out", "d_is_c"), 0)
 
     def _u(self, i, j, log_t):
-        if i == j:
-            return 0.5
-        wins, n = self.W[i][j], self.W[i][j] + self.W[j][i]
-        if n == 0:
-            return 1.0 + 1.0  # x/0 := 1 for the mean and for the width
-        return wins / n + math.sqrt(self.alpha * log_t / n)
+        return upper(self.W, i, j, self.alpha, log_t)
 
     def _sample(self, rng):
         """θ as a full K × K list of lists, drawn in the documented order."""

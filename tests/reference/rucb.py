@@ -29,6 +29,7 @@ Only the standard library is used: no ``duelbench`` helper (bounds, confident be
 import math
 
 from .driver import count_expiries
+from .rucb_bounds import upper
 
 
 class ReferenceRUCB:
@@ -46,12 +47,7 @@ class ReferenceRUCB:
         self._compared = None
 
     def _u(self, i, j, log_t):
-        if i == j:
-            return 0.5
-        wins, n = self.W[i][j], self.W[i][j] + self.W[j][i]
-        if n == 0:
-            return 1.0 + 1.0  # x/0 := 1 for the mean and for the width
-        return wins / n + math.sqrt(self.alpha * log_t / n)
+        return upper(self.W, i, j, self.alpha, log_t)
 
     @staticmethod
     def _uniform(n, rng):
