@@ -141,13 +141,12 @@ def compiled_algorithms() -> list[str]:
 def write_for_workflow(settings: dict, csv_path: str, md_path: str) -> dict:
     """The ``engine_throughput`` rule: time every compiled algorithm on :data:`DEFAULT_INSTANCES`
     with config ``throughput`` (``horizon``, ``repeat``, ``max_seconds``), write both tables and
-    a provenance sidecar of the CSV; returns the :func:`run` result."""
+    a provenance sidecar of the CSV (the settings not given take :func:`run`'s defaults);
+    returns the :func:`run` result."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
-    settings = {"horizon": 1_000_000, "repeat": 3, "max_seconds": 10.0, **settings}
     with Timer() as t:
-        result = run(compiled_algorithms(), DEFAULT_INSTANCES, int(settings["horizon"]), int(settings["repeat"]),
-                     float(settings["max_seconds"]))
+        result = run(compiled_algorithms(), DEFAULT_INSTANCES, **settings)
         write_tables(result, csv_path, md_path)
     write_sidecar(csv_path, inputs=[], config=settings, extra={"machine": result["machine"], "skipped": result["skipped"]},
                   **t.as_kwargs())
