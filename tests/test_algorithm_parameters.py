@@ -76,6 +76,26 @@ PAPER_PARAMETERS = (
                    r"our ECW-RMED with $\alpha = 3.0$ and $\beta = 0.01$"),
     PaperParameter("dts", "alpha", 0.51, "Wu & Liu (2016)", WU_LIU_2016, (894, 895),
                    "For algorithms using RUCB and RLCB, including D-TS and D-TS+, we set the scale factor α = 0.51"),
+    # PCOMP, SCOMP, SCOMP2 (duelbench.algorithms.batched): Agarwal, Ghuge & Nagarajan (ICML 2022), paper
+    # 003_27d5cd025c82709f.txt, whose text is ONE line: every row cites line 1, and the quote pins the place,
+    # given as the character offset @N.  Values are written as printed (16, not 16.0); for the 0/1 reading
+    # flags and 0.5 (= 1/√K, whose √ is lost) the "value in text" check is vacuous, the quote is the evidence.
+    *(PaperParameter(alg, par, val, f"Agarwal et al. (2022) @{at}{why}", "003_27d5cd025c82709f.txt", (1,), quote)
+      for alg in ("pcomp", "scomp", "scomp2")
+      for par, val, at, why, quote in (
+          ("batches", 16, 34200, "", "We set T = 105, δ = 1/TK2 and B = log(T) = 16"),
+          ("elimination", 0, 32491, " (KL rule)",
+           "In our algorithms, we use the KL-divergence based confidence bound (as in RMED1) for elimination"),
+          ("threshold", 0, 32879, " (printed log(Tδ) < 0 for δ = 1/(TK²); read log(1/δ))",
+           "Nij DKL( ˆPij, 1 2) > log(Tδ)"),
+          ("delta", 0, 34200, " (δ = 1/(TK²))", "We set T = 105, δ = 1/TK2"),
+          ("kl_counts", 0, 32909, " (N_ij over the run)",
+           "where Nij is the number of times arm i and j are played together"),
+          ("rounding", 0, 18477, " (c_r = q^r, rounded up)", "it is compared cr = qr times"),
+          ("all_kl", 0, 32689, " (only the elimination lines)",
+           "we replace lines 5, 6 and 8 in PCOMP, SCOMP and SCOMP2, respectively, with KL-divergence based"),
+          ("seed_exponent", 0.5, 21741, " (S: each arm w.p. 1/√K)", "S add elements from B into S w.p. 1/ K"))
+      if alg != "pcomp" or par not in ("all_kl", "seed_exponent")),
     PaperParameter("dts_plus", "alpha", 0.51, "Wu & Liu (2016)", WU_LIU_2016, (894, 895),
                    "For algorithms using RUCB and RLCB, including D-TS and D-TS+, we set the scale factor α = 0.51"),
     # BTM (Yue & Joachims 2011), duelbench.algorithms.btm; [16] = Yue & Joachims
