@@ -5,7 +5,7 @@ Prints JSON: for each algorithm and instance (by default K = 5, 16, 64 and 500: 
 500-arm Copeland instance), steps per second of single runs after compilation, the best of
 ``--repeat`` timings.  Each case is capped at about ``--max-seconds``: a short calibration run
 estimates the speed, and the timed runs are shortened to fit the cap (the horizon used is
-reported).  An instance whose data is not installed (the MSLR panel before
+reported).  A family of per-run instances is timed on its instance 0.  An instance whose data is not installed (the MSLR panel before
 ``duelbench fetch-data``) is listed as skipped with the reason.  ``--csv``/``--md`` also write
 the table; the workflow's ``engine_throughput`` rule writes it for the report
 (``<figures>/engine/throughput.csv|md``, settings from config ``throughput``).
@@ -65,6 +65,14 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
     return {"steps_per_second": round(best), "horizon": steps, "capped": steps < horizon}
 
 
+def timed_instance(dataset: str) -> str:
+    """The matrix a case times: the dataset itself, or for a family of per-run instances its
+    instance 0 (``"<family>.run0"``; every instance of a family has the same K)."""
+    from duelbench.data.registry import is_family
+
+    return f"{dataset}.run0" if is_family(dataset) else dataset
+
+
 def run(names, datasets, horizon: int = 1_000_000, repeat: int = 3, max_seconds: float = 10.0) -> dict:
     """Time every algorithm of ``names`` on every installed instance of ``datasets``: the JSON
     document that ``duelbench bench`` prints (machine, settings, K per instance, skipped
@@ -75,12 +83,12 @@ def run(names, datasets, horizon: int = 1_000_000, repeat: int = 3, max_seconds:
     installed = []
     for d in datasets:
         try:
-            out["K"][d] = int(load_matrix(d).K)
+            out["K"][d] = int(load_matrix(timed_instance(d)).K)
             installed.append(d)
         except DataError as exc:
             out["skipped"][d] = str(exc).splitlines()[0]
     for name in names:
-        out["cases"][name] = {d: measure(name, d, horizon, repeat, max_seconds) for d in installed}
+        out["cases"][name] = {d: measure(name, timed_instance(d), horizon, repeat, max_seconds) for d in installed}
     out["note"] = ("steps per second = horizon / wall time of one run (compilation excluded, best of "
                    f"{repeat}); copeland_savage and scb add committed exploitation in closed form or in "
                    "blocks, so their figures count simulated steps, not per-step work")

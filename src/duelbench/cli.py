@@ -152,7 +152,8 @@ def _build_run(p: argparse.ArgumentParser):
     p.add_argument("algorithm", help="registered algorithm name (see `duelbench list`)")
     p.add_argument(
         "dataset",
-        help="registered dataset name, or a .npy/.npz/.csv file holding a K×K preference matrix",
+        help="registered dataset name (a family of per-run instances: run r on its instance r), or a "
+             ".npy/.npz/.csv file holding a K×K preference matrix",
     )
     p.add_argument("-T", "--horizon", type=_at_least(1), required=True, help="time steps per run")
     p.add_argument("-R", "--runs", type=_at_least(1), default=10, help="independent runs (default 10)")
@@ -261,6 +262,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"  run {done}/{total} done ({elapsed:.1f} s)", file=sys.stderr, flush=True)
 
     simulate = _load(*SIMULATE)
+    if isinstance(matrix, str) and _load(DATASET_REGISTRY[0], "is_family")(matrix):
+        simulate = _load("duelbench.engine.families", "simulate_family")  # run r on the family's instance r
     result = simulate(args.algorithm, matrix, args.horizon, args.runs, seed=args.seed, progress=progress, **params)
     regret = np.asarray(result.regret if args.kind is None else result.regret_of(args.kind), dtype=float)
     checkpoints = np.asarray(result.checkpoints)

@@ -28,6 +28,12 @@ Provenance of the small matrices: ``data/matrices/<name>.yaml``.  MSLR files:
 ``data/sampled/*.yaml`` (:mod:`duelbench.data.sampled`).  Deterministic synthetic matrices
 declared by experiments (generator name + parameters): ``data/generated/*.yaml``
 (:mod:`duelbench.data.generated`).
+
+Families of per-run instances (kind ``"family"``, a generated recipe with ``per_run_seed``):
+run ``r`` of every algorithm sees instance ``r`` (:func:`load_instance`, also loadable as
+``load_matrix("<family>.run<r>")``); ``load_matrix(family)`` raises
+:class:`~duelbench.data.generated.FamilyDatasetError`, and :func:`is_family` tells them apart.
+The engine simulates them with :func:`duelbench.engine.families.simulate_family`.
 """
 
 from __future__ import annotations
@@ -38,9 +44,11 @@ from pathlib import Path
 
 from . import generated, mslr, paper_matrices, sampled
 from .errors import InvalidDataFileError, UnknownDatasetError
+from .generated import FamilyDatasetError, instance_name
 from .paths import display_path
 
-__all__ = ["DatasetInfo", "DATASETS", "list_datasets", "load_matrix", "dataset_info", "required_files", "clear_cache"]
+__all__ = ["DatasetInfo", "DATASETS", "list_datasets", "load_matrix", "dataset_info", "required_files", "clear_cache",
+           "is_family", "load_instance", "FamilyDatasetError"]
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,10 @@ class DatasetInfo:
         indices into an MSLR matrix), ``"mslr"`` (a whole MSLR file) or
         ``"sampled"`` (a seeded random submatrix declared in ``data/sampled/*.yaml``,
         see :mod:`duelbench.data.sampled`) or ``"generated"`` (a synthetic matrix declared in
-        ``data/generated/*.yaml``, see :mod:`duelbench.data.generated`).
+        ``data/generated/*.yaml``, see :mod:`duelbench.data.generated`) or ``"family"`` (a
+        generated recipe with ``per_run_seed``: one instance per run, K of instance 0) or
+        ``"instance"`` (run r's instance ``"<family>.run<r>"`` of a family; not listed in
+        :data:`DATASETS`, returned by :func:`dataset_info`).
     """
 
     name: str
@@ -113,12 +124,14 @@ DATASETS: dict[str, DatasetInfo] = {
 
 
 def _register_generated() -> None:
-    """Add the recipes of ``data/generated/*.yaml`` (kind ``"generated"``; K from the built matrix)."""
+    """Add the recipes of ``data/generated/*.yaml`` (kind ``"generated"``, or ``"family"`` with
+    ``per_run_seed``; K from the built matrix, or from a family's instance 0)."""
     for name, r in generated.recipes().items():
-        if name in DATASETS and DATASETS[name].kind != "generated":
+        kind = "family" if r.is_family else "generated"
+        if name in DATASETS and DATASETS[name].kind != kind:
             raise InvalidDataFileError(f"{r.file}: dataset name {name!r} is already registered")
-        desc = r.description or f"{r.generator} with {r.params}"
-        DATASETS[name] = DatasetInfo(name, desc, generated.generated_K(name), r.origin or r.file, False, "generated")
+        desc = r.description or (f"{r.generator} with {r.params}" + (", a new instance per run" if r.is_family else ""))
+        DATASETS[name] = DatasetInfo(name, desc, generated.generated_K(name), r.origin or r.file, False, kind)
 
 
 def _register_sampled() -> None:
@@ -129,6 +142,9 @@ def _register_sampled() -> None:
         parent = DATASETS.get(r.parent)
         if parent is None:
             raise InvalidDataFileError(f"{r.file}: datasets.{name}.parent {r.parent!r} is not a registered dataset")
+        if parent.kind == "family":
+            raise InvalidDataFileError(f"{r.file}: datasets.{name}.parent {r.parent!r} is a family of per-run "
+                                       f"instances, not one matrix; name a single matrix as parent")
         if r.K > parent.K:
             raise InvalidDataFileError(f"{r.file}: datasets.{name}.K = {r.K} exceeds the parent's {parent.K} arms")
         desc = r.description or f"random {r.K}-arm submatrix of {r.parent}"
@@ -145,11 +161,59 @@ def list_datasets(*, needs_mslr: bool | None = None) -> list[str]:
 
 
 def dataset_info(name: str) -> DatasetInfo:
-    """The registry entry of ``name``; unknown names raise :class:`UnknownDatasetError` listing the valid ones."""
+    """The registry entry of ``name``; unknown names raise :class:`UnknownDatasetError` listing the valid ones.
+
+    An instance name ``"<family>.run<r>"`` gets an entry of kind ``"instance"`` (built on request).
+    """
     try:
         return DATASETS[name]
     except (KeyError, TypeError):
-        raise UnknownDatasetError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)}") from None
+        pass
+    split = _split_instance(name)
+    if split is not None:
+        family, run = split
+        info = DATASETS[family]
+        return DatasetInfo(name, f"run {run}'s instance of the family {family}: {info.description}", info.K,
+                           info.origin, False, "instance")
+    raise UnknownDatasetError(f"unknown dataset {name!r}; valid names: {', '.join(DATASETS)} "
+                              f"(and '<family>.run<r>' for run r's instance of a family)") from None
+
+
+def _split_instance(name) -> tuple[str, int] | None:
+    """``(family, r)`` if ``name`` is ``"<family>.run<r>"`` (``r`` written without leading zeros) of a
+    registered family, else None."""
+    if not isinstance(name, str):
+        return None
+    family, sep, run = name.rpartition(generated.INSTANCE_SEPARATOR)
+    if not sep or not run.isdecimal() or not run.isascii() or instance_name(family, int(run)) != name:
+        return None
+    return (family, int(run)) if is_family(family) else None
+
+
+def is_family(name: str) -> bool:
+    """Whether ``name`` is a registered family of per-run instances (kind ``"family"``)."""
+    info = DATASETS.get(name) if isinstance(name, str) else None
+    return info is not None and info.kind == "family"
+
+
+def load_instance(family: str, run: int):
+    """Run ``run``'s instance of the family ``family`` (a :class:`PreferenceMatrix` named
+    ``"<family>.run<run>"``; cached).  Instance r is the same for every algorithm and every
+    process: the family's generator called with ``rng=SeedSequence([per_run_seed, r])``
+    (:func:`duelbench.data.generated.load_instance`).
+
+    Raises
+    ------
+    UnknownDatasetError
+        ``family`` is not registered.
+    ValueError
+        ``family`` is registered but not a family, or ``run`` is not a non-negative integer.
+    """
+    info = dataset_info(family)
+    if info.kind != "family":
+        raise ValueError(f"dataset {family!r} (kind {info.kind!r}) is not a family of per-run instances; "
+                         f"load it with load_matrix({family!r})")
+    return generated.load_instance(family, run)
 
 
 def required_files(name: str, data_root=None) -> list[Path]:
@@ -161,7 +225,7 @@ def required_files(name: str, data_root=None) -> list[Path]:
     current directory when it lies below it (as Snakemake expects).
     """
     info = dataset_info(name)
-    if info.kind in ("printed", "generated"):
+    if info.kind in ("printed", "generated", "family", "instance"):
         return []
     if info.kind == "sampled":
         return required_files(sampled.recipes()[name].parent, data_root)
@@ -200,14 +264,27 @@ def load_matrix(name: str):
     :class:`~duelbench.data.errors.DataUnavailableError` says how to provide
     the file.
 
+    An instance name ``"<family>.run<r>"`` loads run ``r``'s instance of a family
+    (:func:`load_instance`).
+
     Raises
     ------
     UnknownDatasetError
         ``name`` is not registered (the message lists the valid names).
+    FamilyDatasetError
+        ``name`` is a family of per-run instances (the message names :func:`load_instance`).
     """
     from duelbench.problems.matrix import PreferenceMatrix
 
     info = dataset_info(name)
+    if info.kind == "family":
+        raise FamilyDatasetError(
+            f"dataset {name!r} is a family of per-run instances (run r of every algorithm sees its own "
+            f"matrix), not one matrix: load run r's instance with duelbench.data.registry.load_instance({name!r}, r) "
+            f"or load_matrix('{name}.run<r>'), and simulate the family with "
+            f"duelbench.engine.families.simulate_family")
+    if info.kind == "instance":
+        return load_instance(*_split_instance(name))
     if info.kind == "printed":
         pm = paper_matrices.read_printed(name)
         return PreferenceMatrix(pm.values, names=pm.arm_names, name=name, source=display_path(pm.csv_path))
@@ -237,3 +314,4 @@ def clear_cache() -> None:
     load_matrix.cache_clear()
     sampled._draw.cache_clear()
     generated.load_generated.cache_clear()
+    generated._instance.cache_clear()

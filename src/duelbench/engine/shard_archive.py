@@ -5,7 +5,11 @@ job, with only the regret kinds its readers use, as exact float64.  Its **key** 
 content depends on:
 
 * the job: dataset name and the sha256 of its matrix, algorithm, canonical parameters, horizon,
-  run range, seed, arm shuffling, the regret kinds kept;
+  run range, seed, arm shuffling, the regret kinds kept; for a family of per-run instances
+  (:mod:`duelbench.engine.families`) ``dataset_sha256`` is
+  :func:`~duelbench.engine.families.family_sha256` of exactly the shard's runs ``[a, b)`` (sha256
+  of the concatenated sha256 hex strings of instances a … b−1), so a shard whose instances change
+  (e.g. another ``per_run_seed``) is stale;
 * the code: :func:`duelbench.algorithms.registry.source_hash` without the dataset loaders
   (import closure of the algorithm and the engine, normalised source; the matrix enters by its
   own sha256);
@@ -27,6 +31,7 @@ from duelbench.algorithms.registry import canonical_params, param_hash, source_h
 from duelbench.archive.store import VALID, Archive, Lookup
 from duelbench.provenance.codehash import lock_hash
 
+from .families import family_sha256
 from .result import RECORDED_KINDS, SimulationResult
 from .simulate import resolve_matrix
 
@@ -48,17 +53,37 @@ def shard_key(dataset: str, algorithm: str, params: dict, horizon: int, run_star
     if unknown or not kinds:
         raise ValueError(f"regret kinds to archive must be a non-empty subset of {RECORDED_KINDS}, got {kinds}")
     return {
-        "kind": KIND, "dataset": dataset, "dataset_sha256": matrix_sha256(dataset),
+        "kind": KIND, "dataset": dataset, "dataset_sha256": dataset_sha256(dataset, run_start, run_stop),
         "algorithm": algorithm, "params": canonical_params(algorithm, params), "horizon": int(horizon),
         "runs": [int(run_start), int(run_stop)], "seed": int(seed), "permute": bool(permute), "kinds": kinds,
         "code": simulation_code_hash(algorithm), "lock": lock_hash(),
     }
 
 
+def dataset_sha256(dataset: str, run_start: int, run_stop: int) -> str:
+    """The ``dataset_sha256`` of a key: :func:`matrix_sha256` of a plain dataset, or
+    :func:`~duelbench.engine.families.family_sha256` of the runs ``[run_start, run_stop)`` of a
+    family of per-run instances."""
+    if _is_family(dataset):
+        return family_sha256(dataset, int(run_start), int(run_stop))
+    return matrix_sha256(dataset)
+
+
+def _is_family(dataset) -> bool:
+    from duelbench.data.registry import is_family
+
+    return is_family(dataset)
+
+
 @functools.lru_cache(maxsize=None)
 def matrix_sha256(dataset: str) -> str:
     """sha256 of a registered dataset's matrix (memoised: a workflow keys a thousand shards
-    over a handful of matrices)."""
+    over a handful of matrices).  A family of per-run instances has no single matrix: it raises
+    ValueError naming the family (see :func:`dataset_sha256`)."""
+    if _is_family(dataset):
+        raise ValueError(f"dataset {dataset!r} is a family of per-run instances: it has no single matrix sha256; "
+                         f"hash the instances of the runs used with duelbench.engine.families.family_sha256"
+                         f"({dataset!r}, run_start, run_stop)")
     return resolve_matrix(dataset).sha256
 
 

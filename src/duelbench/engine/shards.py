@@ -4,7 +4,10 @@ A shard holds runs ``a … b−1`` of one (fidelity, dataset, algorithm + parame
 at ``results/{fidelity}/{dataset}/{algorithm}-{paramhash}/T{horizon}/runs-{a}-{b}.npz``, so
 quick and paper-fidelity runs and parameter variants never collide.  Its content depends only
 on (dataset, algorithm, canonical parameters, horizon, run range, seed), never on the shard
-layout, so ``duelbench.simulate(...)`` with the same arguments reproduces it bit for bit.
+layout, so ``duelbench.simulate(...)`` with the same arguments reproduces it bit for bit.  A
+family of per-run instances (:mod:`duelbench.engine.families`) is simulated with
+:func:`~duelbench.engine.families.simulate_family` (run r on the family's instance r), which
+``duelbench.engine.families.simulate_family(...)`` reproduces likewise.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from duelbench.algorithms.registry import canonical_params, param_hash, source_h
 from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.sidecar import atomic_write, write_sidecar
 
+from .families import family_sha256, simulate_family
 from .result import SimulationResult
 from .simulate import simulate
 
@@ -41,8 +45,14 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
               quiet=False) -> SimulationResult:
     """Simulate runs ``[run_start, run_stop)`` and write the shard and its provenance sidecar.
 
+    A family of per-run instances (the dataset name decides) is simulated with
+    :func:`~duelbench.engine.families.simulate_family`; its sidecar also records the
+    ``dataset_sha256`` of the shard's instances (:func:`~duelbench.engine.families.family_sha256`).
+
     Progress (one line per finished run, with the elapsed time) goes to stderr unless ``quiet``.
     """
+    from duelbench.data.registry import is_family
+
     out_path = Path(out_path)
     canon = canonical_params(algorithm, params)
     n = int(run_stop) - int(run_start)
@@ -53,16 +63,24 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
             print(f"[{algorithm} on {dataset}, T={horizon}] run {run_start + done}/{run_stop} "
                   f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
 
-    result = simulate(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress, **canon)
+    stream = "SeedSequence(seed, spawn_key=(sha256(stream,dataset,algorithm,params) words, run))"
+    extra = {}
+    if is_family(dataset):
+        result = simulate_family(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress,
+                                 **canon)
+        stream = ("run r on instance '<dataset>.run<r>' (data: SeedSequence([per_run_seed, r])): "
+                  "SeedSequence(seed, spawn_key=(sha256(stream,<dataset>.run<r>,algorithm,params) words, r))")
+        extra = {"dataset_sha256": family_sha256(dataset, int(run_start), int(run_stop))}
+    else:
+        result = simulate(algorithm, dataset, horizon, n, seed, run_start=int(run_start), progress=progress, **canon)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     atomic_write(out_path, result.to_npz)
     write_sidecar(
         out_path,
         config={"fidelity": fidelity, "dataset": dataset, "algorithm": algorithm, "params": canon,
                 "horizon": int(horizon), "run_start": int(run_start), "run_stop": int(run_stop), "seed": int(seed)},
-        seeds={"seed": int(seed), "runs": [int(run_start), int(run_stop)],
-               "stream": "SeedSequence(seed, spawn_key=(sha256(stream,dataset,algorithm,params) words, run))"},
-        extra={"source_hash": source_hash(algorithm), "lock_hash": lock_hash(), "steps": int(horizon) * n},
+        seeds={"seed": int(seed), "runs": [int(run_start), int(run_stop)], "stream": stream},
+        extra={"source_hash": source_hash(algorithm), "lock_hash": lock_hash(), "steps": int(horizon) * n, **extra},
         run_info={"steps_per_second": int(horizon) * n / wall if wall > 0 else None},
         wall_time=wall, cpu_time=cpu,
     )
