@@ -53,6 +53,10 @@ STYLES: dict[str, tuple[str, str, str]] = {
     "pbr": ("PBR", "#9467bd", "-."),
     "rankel": ("RankEl", "#e377c2", "-."),
     "if": ("IF", "#7f7f7f", "--"),
+    # the batched algorithms of Agarwal et al. (2022), drawn with RMED1, RUCB and BTM
+    "pcomp": ("PCOMP", "#44AA99", "-"),
+    "scomp": ("SCOMP", "#332288", "-"),
+    "scomp2": ("SCOMP2", "#AA4499", "-"),
 }
 
 _FALLBACK = list(plt.get_cmap("tab20").colors)

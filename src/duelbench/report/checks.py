@@ -36,6 +36,11 @@ Tests (``TESTS``):
   one-sided Welch test finds mean A < mean B at level ``alpha``, else pass.
 * ``ratio_less_welch``: as above for "mean A < c · mean B" (``factor`` = c), using the samples
   ``a`` and ``c·b``.
+* ``less_mean_paired`` / ``ratio_less_paired``: the same claims for paired samples (``a[r]`` and
+  ``b[r]`` come from the same run r, e.g. the same random instance): one-sided paired t-test on
+  ``a − c·b`` (``c`` = ``factor``, 1 for ``less_mean_paired``) at level ``alpha``; pass if
+  significant in the claimed direction, fail if significant in the opposite one, else
+  inconclusive.  ``min_runs`` as above; ``a`` and ``b`` must have equal length.
 """
 
 from __future__ import annotations
@@ -55,7 +60,10 @@ KINDS = ("published", "theory", "regression")
 GATES = ("quick", "full", "none")
 OUTCOMES = ("pass", "fail", "inconclusive")
 TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true",
-         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch")
+         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired", "ratio_less_paired")
+#: Two-sample tests: their measurement carries the per-run samples ``a`` and ``b``.
+SAMPLE_TESTS = ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch", "less_mean_paired",
+                "ratio_less_paired")
 CHECK_COLUMNS = ("claim_id", "kind", "item", "description", "published", "reproduced", "tolerance", "gate",
                  "outcome", "test", "statistic", "fidelity", "asserted", "evidence")
 STATUS_COLUMNS = ("paper", "item", "status", "checks_passed", "checks_total", "note")
@@ -152,8 +160,8 @@ def load_registry(path) -> dict:
             raise RegistryError(f"{where}: test {c['test']} needs 'published' and 'tolerance'")
         if c["test"] in ("greater_than", "less_than") and c.get("threshold", c.get("published")) is None:
             raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
-        if c["test"] == "ratio_less_welch" and "factor" not in c:
-            raise RegistryError(f"{where}: test ratio_less_welch needs 'factor'")
+        if c["test"] in ("ratio_less_welch", "ratio_less_paired") and "factor" not in c:
+            raise RegistryError(f"{where}: test {c['test']} needs 'factor'")
     errata = doc.get("errata", [])
     if not isinstance(errata, list):
         raise RegistryError(f"{path}: 'errata' must be a list")
@@ -188,26 +196,43 @@ def welch_one_sided(a, b) -> tuple[float, float]:
     return t, float(stats.t.cdf(t, df))
 
 
+def paired_one_sided(a, b) -> tuple[float, float]:
+    """t statistic and one-sided p-value for H1: mean(a − b) < 0 (paired t-test, n − 1 df)."""
+    from scipy import stats
+
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    se = d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else 0.0
+    if se == 0:
+        m = d.mean()
+        return (-math.inf if m < 0 else math.inf if m > 0 else 0.0), (0.0 if m < 0 else 1.0)
+    t = d.mean() / se
+    return t, float(stats.t.cdf(t, d.size - 1))
+
+
 def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
     """Apply the declared test of ``check`` to the measurement ``m``."""
     test = check["test"]
     pub = check.get("published")
     asserted = is_asserted(check["gate"], fidelity)
-    if test in ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch"):
+    if test in SAMPLE_TESTS:
         a = np.asarray(m.a, dtype=float)
         b = np.asarray(m.b, dtype=float) * float(check.get("factor", 1.0))
         if min(a.size, b.size) < int(check.get("min_runs", 2)):
             ev = (m.evidence + "; " if m.evidence else "") + f"only {min(a.size, b.size)} runs (min_runs {check.get('min_runs', 2)})"
             return CheckResult(dict(check), "inconclusive", m.value, ev, fidelity, asserted)
         alpha = float(check.get("alpha", 0.05))
-        t, p = welch_one_sided(a, b)
-        _, p_rev = welch_one_sided(b, a)
+        paired = test in ("less_mean_paired", "ratio_less_paired")
+        if paired and a.size != b.size:
+            raise ValueError(f"check {check['id']}: paired samples of unequal length {a.size} and {b.size}")
+        one_sided = paired_one_sided if paired else welch_one_sided
+        t, p = one_sided(a, b)
+        _, p_rev = one_sided(b, a)
         if test == "not_less_mean_welch":
             outcome = "fail" if p < alpha else "pass"
         else:
             outcome = "pass" if p < alpha else "fail" if p_rev < alpha else "inconclusive"
-        ev = f"mean A={a.mean():.6g}, mean B{'·c' if test == 'ratio_less_welch' else ''}={b.mean():.6g}, " \
-             f"n={a.size}/{b.size}, one-sided Welch p={p:.3g}"
+        ev = f"mean A={a.mean():.6g}, mean B{'·c' if test.startswith('ratio') else ''}={b.mean():.6g}, " \
+             f"n={a.size}/{b.size}, one-sided {'paired t' if paired else 'Welch'} p={p:.3g}"
         value = m.value if m.value is not None else a.mean() / b.mean() if b.mean() else math.inf
         return CheckResult(dict(check), outcome, value, (m.evidence + "; " if m.evidence else "") + ev, fidelity, asserted)
     x = m.value

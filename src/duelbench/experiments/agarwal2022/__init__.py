@@ -1,0 +1,304 @@
+"""Agarwal, Ghuge & Nagarajan (ICML 2022), Batched Dueling Bandits: Figures 1-2, the batch
+trade-off and the theorems' statements.
+
+Paper: ``shared/papers/003_27d5cd025c82709f.txt``, one line of text, so locations are character
+offsets ``@N``.  The readings A1-A9 of ``data/published/agarwal2022.yaml`` are declared in
+``config/config.yaml`` (section ``agarwal2022``); this package carries them out on the experiment
+contract (:mod:`duelbench.experiments.contract`).  Modules: :mod:`.curves` (aggregate, Figures
+1-2), :mod:`.tradeoff` (the batch trade-off and the batch logs), :mod:`.theory` (data facts,
+Lemmas 4.5-4.6, Theorem C.1's instances), :mod:`.checks` (statistics, ``checks.csv``).
+
+Panels and curves
+-----------------
+The four panels are named by role: ``six_rankers`` (a), ``sushi`` (b), ``syn_btl`` (c),
+``syn_cd`` (d); each names one registered dataset, for SYN-BTL and SYN-CD a family of per-run
+instances (run r of every curve sees instance r, :func:`duelbench.data.registry.load_instance`).
+Every panel runs every *curve*, an algorithm entry with an id used in the statistics:
+
+* Figure 1: the entries of ``algorithms``, id = registry name (``pcomp`` … ``btm``);
+* the B grid of Figure 2 and of the trade-off: a batched entry of ``algorithms`` with
+  ``batches = B``, id ``<name>_b<B>`` (Figure 1's ``scomp2`` is ``scomp2_b16`` too: same
+  parameters, same shards);
+* theory (C13-C14): a batched entry with ``theory.params`` and ``batches = B``, id
+  ``<name>_gamma_b<B>``.
+
+A curve's parameters derive from its Figure-1 entry, so a reading variant's
+``algorithm_params`` reach every curve of that algorithm.
+
+What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "agarwal2022")``)
+-------------------------------------------------------------------------------------------
+``regret.csv``
+    Mean regret and s.e. per panel, curve and checkpoint, over all runs (``runs = "all"``) and
+    over the figures' runs (``runs = "figure"``).
+``final_regret.csv``
+    R(T) per panel, curve and run.
+``figure1.png|pdf``, ``figure2.png|pdf``
+    The paper's 2 x 2 panels (linear axes, ± 1 s.e. bands over the figures' runs).
+``batches.csv``
+    Per panel, batched curve and run: batches used, comparisons, the switch round, |A'|, the
+    good-event counts, the Condorcet winner's elimination and the regret identity.
+``tradeoff.csv``, ``tradeoff.png|pdf``
+    R(T) against B and against the batches used, with the theory's shapes.
+``theory.csv``
+    Data facts, the seed-rank Monte Carlo, the lower-bound instances and Theorem 3.1's bound.
+``checks.csv``
+    Every check of ``data/published/agarwal2022.yaml``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import (
+    AlgorithmEntry,
+    ConfigError,
+    ShardSpec,
+    active_fidelity,
+    algorithm_entries,
+    check_datasets,
+    experiment_settings,
+    figures_dir,
+    plan_shards,
+    results_root,
+)
+from ..contract import Item, Plan, Step, paper_items
+
+NAME = "agarwal2022"
+#: The regret of @7018, r(t) = (eps_t1 + eps_t2)/2 against the Condorcet winner.
+KIND = "condorcet"
+KINDS = (KIND,)
+#: Panel roles in figure order with the paper's panel titles (@33550; (b) and (d) lost in extraction).
+PANELS = {"six_rankers": "Six rankers", "sushi": "Sushi", "syn_btl": "SYN-BTL", "syn_cd": "SYN-CD"}
+#: Real and synthetic panels (claims C5 and C8 compare the two groups).
+REAL, SYNTHETIC = ("six_rankers", "sushi"), ("syn_btl", "syn_cd")
+#: The batched algorithms (duelbench.algorithms.batched) and their batch budgets (Theorems 3.1, 3.2, 3.4).
+BATCHED = ("pcomp", "scomp", "scomp2")
+BATCH_BUDGET = {"pcomp": lambda B: B, "scomp": lambda B: B + 1, "scomp2": lambda B: 2 * B + 1}
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One regret curve on every panel: ``id`` (statistics' name), the algorithm entry, the roles
+    it serves (``figure1``, ``figure2``, ``tradeoff``, ``theory``) and B for batched curves."""
+
+    id: str
+    entry: AlgorithmEntry
+    roles: tuple[str, ...]
+    batches: int | None = None
+
+    @property
+    def algorithm(self) -> str:
+        return self.entry.name
+
+
+def settings(config: Mapping, fidelity: str | None = None) -> dict:
+    """The effective settings (fidelity overrides applied, checked) plus ``fidelity``,
+    ``figures`` and ``results``."""
+    fid = active_fidelity(config, fidelity)
+    s = copy.deepcopy(dict(experiment_settings(config, NAME, fid)))
+    s["fidelity"] = fid
+    s["figures"] = figures_dir(config, NAME, fid)
+    s["results"] = results_root(config)
+    check_settings(s)
+    return s
+
+
+REQUIRED = ("seed", "horizon", "runs", "figure_runs", "runs_per_shard", "panels", "algorithms", "figure2", "tradeoff",
+            "theory", "seed_rank", "lower_bound")
+
+
+def names_of(entries) -> list[str]:
+    """Registry names of a list of algorithm entries (names or ``{name, ...}`` mappings: a reading
+    variant's ``algorithm_params`` rewrite every ``algorithms`` list of the section)."""
+    return [e if isinstance(e, str) else e["name"] for e in entries]
+
+
+def check_settings(s: Mapping) -> None:
+    """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
+    for key in REQUIRED:
+        if key not in s:
+            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
+    if list(s["panels"]) != list(PANELS):
+        raise ConfigError(f"{NAME}.panels: expected the panels {list(PANELS)} in this order, got {list(s['panels'])}")
+    for p, dataset in s["panels"].items():
+        check_datasets([dataset], where=f"{NAME}.panels.{p}")
+    if int(s["figure_runs"]) > int(s["runs"]):
+        raise ConfigError(f"{NAME}.figure_runs: {s['figure_runs']} exceeds runs = {s['runs']}")
+    names = [e.name for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")]
+    for key in ("figure2.algorithm", "figure2.baseline", "tradeoff.baseline"):
+        section, field = key.split(".")
+        if s[section][field] not in names:
+            raise ConfigError(f"{NAME}.{key}: {s[section][field]!r} is not in {NAME}.algorithms")
+    for section in ("tradeoff", "theory"):
+        for a in names_of(s[section]["algorithms"]):
+            if a not in names or a not in BATCHED:
+                raise ConfigError(f"{NAME}.{section}.algorithms: {a!r} must be a batched algorithm of "
+                                  f"{NAME}.algorithms ({', '.join(BATCHED)})")
+    if s["figure2"]["algorithm"] not in BATCHED:
+        raise ConfigError(f"{NAME}.figure2.algorithm: {s['figure2']['algorithm']!r} is not batched ({', '.join(BATCHED)})")
+
+
+def curve_list(s: Mapping) -> list[Curve]:
+    """Every curve of the settings, each once (see the module docstring), Figure 1's first."""
+    from ..plotting import algorithm_label
+
+    entries = {e.name: e for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")}
+    found: dict[str, Curve] = {}
+
+    def add(id_, entry, role, batches=None):
+        c = found.get(id_)
+        found[id_] = Curve(id_, entry, (c.roles if c else ()) + (role,), batches)
+
+    def labelled(name, params, label):
+        return algorithm_entries([{"name": name, "params": params, "label": label}], where=f"{NAME}.algorithms")[0]
+
+    for name, e in entries.items():
+        e = e if e.label else AlgorithmEntry(e.name, e.params, e.param_hash, algorithm_label(e.name))
+        add(name, e, "figure1", int(e.params["batches"]) if name in BATCHED else None)
+    grid = [("figure2", s["figure2"]["algorithm"], B) for B in s["figure2"]["batches"]]
+    grid += [("tradeoff", a, B) for a in names_of(s["tradeoff"]["algorithms"]) for B in s["tradeoff"]["batches"]]
+    for role, a, B in grid:
+        base = entries[a]
+        add(f"{a}_b{int(B)}", labelled(a, {**base.params, "batches": float(B)}, f"{algorithm_label(a)} (B = {int(B)})"),
+            role, int(B))
+    for a in names_of(s["theory"]["algorithms"]):
+        for B in s["theory"]["batches"]:
+            params = {**entries[a].params, **s["theory"]["params"], "batches": float(B)}
+            add(f"{a}_gamma_b{int(B)}", labelled(a, params, f"{algorithm_label(a)} gamma-rule (B = {int(B)})"),
+                "theory", int(B))
+    return list(found.values())
+
+
+def curve(s: Mapping, id_: str) -> Curve:
+    for c in curve_list(s):
+        if c.id == id_:
+            return c
+    raise KeyError(f"{NAME}: no curve {id_!r}")
+
+
+def registry_path() -> Path:
+    """``data/published/agarwal2022.yaml`` of the checkout (the published-number registry)."""
+    from duelbench.data.paths import project_root
+
+    return project_root() / "data" / "published" / f"{NAME}.yaml"
+
+
+def shard_specs(s: Mapping) -> list[ShardSpec]:
+    """Every simulation shard: each panel x each distinct (algorithm, parameters) of the curves."""
+    out, seen = [], set()
+    for dataset in s["panels"].values():
+        for c in curve_list(s):
+            for sp in plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=c.algorithm, params=c.entry.params,
+                                  horizon=int(s["horizon"]), runs=int(s["runs"]),
+                                  runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"]):
+                if sp.path not in seen:
+                    seen.add(sp.path)
+                    out.append(sp)
+    return out
+
+
+def curve_settings(s: Mapping) -> dict:
+    """The settings the curves' tables and figures depend on (a change reruns their steps)."""
+    return {k: s[k] for k in ("fidelity", "seed", "horizon", "runs", "figure_runs", "runs_per_shard", "panels",
+                              "algorithms", "figure2", "tradeoff", "theory")}
+
+
+OUTPUT_FILES = {
+    "regret": "regret.csv", "final": "final_regret.csv",
+    "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
+    "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
+    "batches": "batches.csv",
+    "tradeoff_csv": "tradeoff.csv", "tradeoff_pdf": "tradeoff.pdf", "tradeoff_png": "tradeoff.png",
+    "theory": "theory.csv",
+    "checks": "checks.csv",
+}
+
+
+def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
+    """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
+    d = figures_dir(config, NAME, active_fidelity(config, fidelity))
+    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+
+
+def plan(config: Mapping, fidelity: str | None = None) -> Plan:
+    """The shards, the steps and the items."""
+    s = settings(config, fidelity)
+    out = outputs(config, fidelity)
+    registry = str(registry_path())
+    cs = curve_settings(s)
+    theory_settings = {k: s[k] for k in ("fidelity", "horizon", "runs", "panels", "theory", "seed_rank", "lower_bound")}
+    steps = [
+        Step("aggregate", "curves:aggregate", {"regret": out["regret"], "final": out["final"]}, shards=True,
+             settings=cs, message=f"{NAME}: aggregating the simulation shards"),
+        Step("figure1", "curves:figure1", {"pdf": out["figure1_pdf"], "png": out["figure1_png"]},
+             inputs={"regret": out["regret"]}, settings=cs),
+        Step("figure2", "curves:figure2", {"pdf": out["figure2_pdf"], "png": out["figure2_png"]},
+             inputs={"regret": out["regret"]}, settings=cs),
+        Step("batches", "tradeoff:batch_logs", {"csv": out["batches"]}, inputs={"final": out["final"]}, settings=cs,
+             message=f"{NAME}: replaying the batched runs for their batch logs"),
+        Step("tradeoff", "tradeoff:tradeoff",
+             {"csv": out["tradeoff_csv"], "pdf": out["tradeoff_pdf"], "png": out["tradeoff_png"]},
+             inputs={"final": out["final"], "batches": out["batches"]}, settings=cs),
+        Step("theory", "theory:theory", {"csv": out["theory"]}, settings=theory_settings,
+             message=f"{NAME}: data facts, Lemmas 4.5-4.6 and Theorem C.1's instances"),
+        Step("checks", "checks:write_checks", {"csv": out["checks"]},
+             inputs={"final": out["final"], "batches": out["batches"], "theory": out["theory"], "registry": registry},
+             settings=s, message=f"{NAME}: evaluating the published-number registry"),
+    ]
+    return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
+                shards=shard_specs(s), kinds=KINDS, curves=(out["regret"], KIND))
+
+
+#: The paper's own figures among the items, with the registry items whose checks judge them.
+PAPER_ITEMS = {"figure1": ("Figure 1",), "figure2": ("Figure 2",)}
+
+
+def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
+    """The paper's figures and the suite's own items: what is shown, what runs, the readings."""
+    data = "; ".join(f"({chr(97 + k)}) {PANELS[p]}: {s['panels'][p]}" for k, p in enumerate(PANELS))
+    runs = (f"mean of runs 0-{int(s['figure_runs']) - 1} as the paper's 10 (@32425); the checks use all "
+            f"{int(s['runs'])} runs (A3; fidelity {s['fidelity']})")
+    fig1 = ", ".join(c.entry.label for c in curve_list(s) if "figure1" in c.roles)
+    return [
+        Item("figure1", "figure", "Figure 1 (regret v/s t, @33550)",
+             "The paper plots the average cumulative regret R(t), r(t) = (eps_t1 + eps_t2)/2 (@7018), of PCOMP, SCOMP "
+             "and SCOMP2 (B = 16, KL elimination) against RMED1, RUCB and BTM at T = 10^5 on four datasets. Here: "
+             f"{data}; {fig1}; {runs}. Readings A1-A9 of data/published/agarwal2022.yaml: SYN instances drawn "
+             "afresh per run and shared by all curves, KL threshold log(1/delta) (the printed log(T delta) is "
+             "degenerate, erratum E1), cumulative KL counts, only the elimination lines replaced, round-robin "
+             "batches truncated at T, BTM without the factor 3 as the library the paper used. Linear axes as the "
+             "paper; bands are ± 1 s.e.; curves above the frame are marked where they leave it.",
+             (out["figure1_png"], out["figure1_pdf"])),
+        Item("figure2", "figure", "Figure 2 (regret of SCOMP2 for B = 2, 8, 16, Appendix A, @46044)",
+             f"The paper plots R(t) of SCOMP2 with B = {', '.join(str(b) for b in s['figure2']['batches'])} against "
+             f"RMED1 (@34700-@34830); its caption says 'Regret v/s B' although the axes are R(t) against t "
+             f"(erratum E3). Same runs and readings as Figure 1; B is SCOMP2's parameter, so up to 2B + 1 batches.",
+             (out["figure2_png"], out["figure2_pdf"])),
+        Item("tradeoff", "figure", "Batch trade-off (the suite's own figure)",
+             "Not in the paper: final regret R(T) of PCOMP, SCOMP and SCOMP2 against B "
+             f"({', '.join(str(b) for b in s['tradeoff']['batches'])}) with RMED1 as a line, and against the batches "
+             "actually used, beside the shapes of the theorems (T^(1/B) of Theorem 3.1, B T^(1/B) of Theorem 3.4, "
+             "the lower bound's T^(1/B)/B^2 of Table 1), each scaled to the measured value at the largest B (the "
+             "bounds themselves are vacuous at T = 10^5).",
+             (out["tradeoff_png"], out["tradeoff_pdf"], out["tradeoff_csv"])),
+        Item("batches", "table", "Batch logs",
+             "Every batched run replayed with its own random stream: batches used (at most B, B + 1 and 2B + 1, "
+             "Theorems 3.1, 3.2, 3.4), comparisons (exactly T), the switch round and |A'|, the good event of "
+             "Lemmas 4.1-4.2 for the gamma-rule runs (delta = 1/(6TK^2B), A8), the Condorcet winner's "
+             "elimination (Lemma 4.3) and the regret identity R(T) = 1/2 sum_j T_j eps_j.", (out["batches"],)),
+        Item("theory", "table", "Data facts and the theory's statements",
+             "Condorcet winners of every panel and instance, SST and STI of SYN-BTL (claimed, @32375) and of the "
+             "real matrices (not claimed), SYN-CD's structure, Lemmas 4.5-4.6 by Monte Carlo, Theorem C.1's hard "
+             "instances, Theorem 3.1's bound per panel.", (out["theory"],)),
+        Item("curves", "table", "Regret curves behind Figures 1-2",
+             "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run R(T) (final_regret.csv), "
+             "from which the claims are tested (one-sided paired t-tests at alpha = 0.05, A4).",
+             (out["regret"], out["final"])),
+        Item("checks", "checks", "Published claims and theory checks (data/published/agarwal2022.yaml)",
+             "Every check of the registry at the active fidelity: the claims of Section 5 on Figures 1-2, the data "
+             "facts, batch budgets, the regret identity, Lemmas 4.1-4.6, Theorem 3.1's bound and Theorem C.1's "
+             "instances. Published claims are asserted at paper fidelity only.", (out["checks"],)),
+    ]

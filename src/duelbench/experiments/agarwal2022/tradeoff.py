@@ -1,0 +1,196 @@
+"""Batch logs and the batch trade-off of Agarwal et al. (2022).
+
+``batches.csv``: every run of every batched curve is replayed on the engine's own random stream
+and relabelled instance (:func:`replay`), through
+:func:`duelbench.algorithms.batched.batch_log`, which runs the same compiled code as the
+simulation; the replay's R(T) must equal the simulated one (a mismatch is an error, not a
+number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and against the batches actually
+used, beside the shapes of the theorems, each scaled to the measured mean at the largest B.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .. import log_to
+from ..aggregate import write_table
+from ..contract import StepContext
+from . import BATCHED, NAME, PANELS, curve_list, curve_settings, names_of
+
+BATCH_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "run", "batches_used", "comparisons",
+                 "switch_round", "a_prime_size", "winner_in_a_prime", "seed_rank", "seed_empty", "winner_eliminated",
+                 "good_event_estimates", "good_event_violations", "regret", "identity_deviation"]
+TRADEOFF_COLUMNS = ["panel", "dataset", "algorithm", "batches", "n_runs", "mean", "stderr", "ci95", "batches_used",
+                    "shape", "shape_name", "baseline", "baseline_mean"]
+#: The theorems' regret shapes in B (T fixed): Theorem 3.1 (PCOMP, the log factor at that B),
+#: Theorem 3.2 (SCOMP, per arm), Theorem 3.4 (SCOMP2); the lower bound of Table 1 / Theorem C.1.
+SHAPES = {
+    "pcomp": ("T^(1/B) log(6TK^2B) (Thm 3.1)", lambda T, K, B: T ** (1 / B) * math.log(6 * T * K * K * B)),
+    "scomp": ("T^(1/B) (Thm 3.2)", lambda T, K, B: T ** (1 / B)),
+    "scomp2": ("B T^(1/B) (Thm 3.4)", lambda T, K, B: B * T ** (1 / B)),
+}
+LOWER_BOUND = ("T^(1/B)/B^2 (lower bound)", lambda T, K, B: T ** (1 / B) / B ** 2)
+
+
+def instance(dataset: str, run: int):
+    """The matrix run ``run`` sees before relabelling: the family's instance ``run``, or the dataset."""
+    from duelbench.data import registry
+
+    return registry.load_instance(dataset, run) if registry.is_family(dataset) else registry.load_matrix(dataset)
+
+
+def replay(dataset: str, algorithm: str, params: dict, horizon: int, seed: int, run: int):
+    """``(log, eps)``: the batch log of run ``run`` exactly as the engine simulated it (same
+    instance, relabelling and random stream) and the relabelled gaps eps_j = P_wj - 1/2 to the
+    Condorcet winner w."""
+    from duelbench.algorithms.batched import batch_log
+    from duelbench.algorithms.registry import canonical_params
+    from duelbench.engine.seeding import run_rng
+    from duelbench.engine.simulate import permuted_instance, regret_stack
+    from duelbench.problems.winners import condorcet_winner
+
+    P = instance(dataset, run)
+    canon = canonical_params(algorithm, params)
+    _, Pp, _ = permuted_instance(P, regret_stack(P), seed, run)
+    log = batch_log(algorithm, Pp, horizon, canon, run_rng(seed, P.identity, algorithm, canon, run))
+    w = condorcet_winner(Pp)
+    eps = Pp[w, :] - 0.5 if w is not None else np.full(Pp.shape[0], np.nan)
+    return log, eps
+
+
+def batch_logs(ctx: StepContext) -> None:
+    """Step ``batches``: ``batches.csv`` (+ sidecar)."""
+    from duelbench.provenance.sidecar import Timer, write_sidecar
+
+    s = ctx.settings
+    T, seed = int(s["horizon"]), int(s["seed"])
+    final = pd.read_csv(ctx.input.final, dtype={"param_hash": str})
+    rows = []
+    with log_to(ctx.log), Timer() as t:
+        for p, dataset in s["panels"].items():
+            for c in curve_list(s):
+                if c.algorithm not in BATCHED:
+                    continue
+                f = final[(final["panel"] == p) & (final["curve"] == c.id)].set_index("run")["regret"]
+                for run in range(int(s["runs"])):
+                    log, eps = replay(dataset, c.algorithm, c.entry.params, T, seed, run)
+                    simulated = float(f.loc[run])
+                    if not math.isclose(log.regret, simulated, rel_tol=1e-12, abs_tol=1e-9):
+                        raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {log.regret!r}, "
+                                           f"the simulation {simulated!r}: the batch log is not the simulated run")
+                    identity = 0.5 * float(np.dot(log.arm_comparisons, eps))
+                    rows.append({
+                        "panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "batches": c.batches,
+                        "run": run, "batches_used": log.batches_used, "comparisons": log.comparisons,
+                        "switch_round": log.switch_round, "a_prime_size": log.a_prime_size,
+                        "winner_in_a_prime": log.winner_in_a_prime, "seed_rank": log.seed_rank,
+                        "seed_empty": log.seed_empty, "winner_eliminated": log.winner_eliminated,
+                        "good_event_estimates": log.good_event_estimates,
+                        "good_event_violations": log.good_event_violations, "regret": simulated,
+                        "identity_deviation": abs(simulated - identity) / max(simulated, 1.0)})
+            print(f"{p}: replayed {sum(r['panel'] == p for r in rows)} batched runs", flush=True)
+        write_table(pd.DataFrame(rows, columns=BATCH_COLUMNS), ctx.output.csv, BATCH_COLUMNS)
+    write_sidecar(ctx.output.csv, inputs=[ctx.input.final], config=curve_settings(s), seeds={"seed": seed},
+                  extra={"experiment": NAME, "runs": len(rows)}, **t.as_kwargs())
+
+
+def tradeoff_table(s, final: pd.DataFrame, batches: pd.DataFrame) -> pd.DataFrame:
+    """Mean R(T) per panel, algorithm and B of ``tradeoff.batches``, the mean batches used, and
+    the algorithm's theorem shape scaled to the mean at the largest B."""
+    from duelbench.data import registry
+
+    tr = s["tradeoff"]
+    T = int(s["horizon"])
+    rows = []
+    for p, dataset in s["panels"].items():
+        K = registry.dataset_info(dataset).K
+        base = final[(final["panel"] == p) & (final["curve"] == tr["baseline"])]["regret"]
+        for a in names_of(tr["algorithms"]):
+            grid = sorted(int(B) for B in tr["batches"])
+            name, shape = SHAPES[a]
+            part = []
+            for B in grid:
+                x = final[(final["panel"] == p) & (final["curve"] == f"{a}_b{B}")]["regret"].to_numpy(float)
+                used = batches[(batches["panel"] == p) & (batches["curve"] == f"{a}_b{B}")]["batches_used"]
+                se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+                part.append({"panel": p, "dataset": dataset, "algorithm": a, "batches": B, "n_runs": int(x.size),
+                             "mean": float(x.mean()) if x.size else math.nan, "stderr": se, "ci95": 1.96 * se,
+                             "batches_used": float(used.mean()) if len(used) else math.nan, "shape_name": name,
+                             "shape": shape(T, K, B), "baseline": tr["baseline"],
+                             "baseline_mean": float(base.mean()) if len(base) else math.nan})
+            scale = part[-1]["mean"] / part[-1]["shape"] if part and part[-1]["shape"] else math.nan
+            for r in part:
+                r["shape"] *= scale
+            rows += part
+    return pd.DataFrame(rows, columns=TRADEOFF_COLUMNS)
+
+
+def draw_tradeoff(table: pd.DataFrame, s, footer: str):
+    """Top row: R(T) against B per panel (log y) with the theorem shapes and the lower bound's
+    shape (dotted, scaled at the largest B) and the baseline as a line; bottom row: R(T) against
+    the mean batches actually used."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..plotting import algorithm_style, panel_title
+
+    T = int(s["horizon"])
+    fig, axes = plt.subplots(2, 4, figsize=(15.5, 7.4))
+    for k, p in enumerate(PANELS):
+        top, bottom = axes[0][k], axes[1][k]
+        sub = table[table["panel"] == p]
+        for a in names_of(s["tradeoff"]["algorithms"]):
+            cur = sub[sub["algorithm"] == a].sort_values("batches")
+            if cur.empty:
+                continue
+            st = algorithm_style(a)
+            B, m, ci = cur["batches"].to_numpy(float), cur["mean"].to_numpy(float), cur["ci95"].to_numpy(float)
+            top.errorbar(B, m, yerr=np.nan_to_num(ci), marker="o", ms=4, lw=1.4, capsize=2, color=st["color"],
+                         label=st["label"])
+            top.plot(B, cur["shape"], color=st["color"], lw=0.9, ls="--", alpha=0.8,
+                     label=f"{st['label']} shape: {cur['shape_name'].iloc[0]}")
+            bottom.errorbar(cur["batches_used"], m, yerr=np.nan_to_num(ci), marker="o", ms=4, lw=1.2, capsize=2,
+                            color=st["color"], label=st["label"])
+        if not sub.empty:
+            grid = np.array(sorted(sub["batches"].unique()), float)
+            last = sub[sub["batches"] == grid[-1]]["mean"].min()
+            lb = np.array([LOWER_BOUND[1](T, 0, b) for b in grid])
+            top.plot(grid, lb * last / lb[-1], color="#555555", ls=":", lw=1.1, label=f"shape: {LOWER_BOUND[0]}")
+            top.axhline(sub["baseline_mean"].iloc[0], color=algorithm_style(s["tradeoff"]["baseline"])["color"], lw=1,
+                        label=f"{algorithm_style(s['tradeoff']['baseline'])['label']} (sequential)")
+        for ax in (top, bottom):
+            ax.set_yscale("log")
+            ax.grid(True, which="both", alpha=0.25)
+            ax.set_ylabel("R(T)")
+        top.set_title(panel_title(k, PANELS[p], s["panels"][p]), fontsize=9)
+        top.set_xlabel("B (parameter)")
+        bottom.set_xlabel("batches actually used (mean)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=4, frameon=False, fontsize=7.5, bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.8 / fig.get_figheight()))
+    return fig
+
+
+def tradeoff(ctx: StepContext) -> None:
+    """Step ``tradeoff``: ``tradeoff.csv`` and the figure (+ sidecars)."""
+    from duelbench.provenance.sidecar import Timer, write_sidecar
+
+    from ..plotting import save_figure
+
+    s = ctx.settings
+    with log_to(ctx.log), Timer() as t:
+        table = tradeoff_table(s, pd.read_csv(ctx.input.final, dtype={"param_hash": str}), pd.read_csv(ctx.input.batches))
+        write_table(table, ctx.output.csv, TRADEOFF_COLUMNS)
+        footer = (f"Batch trade-off (not in the paper): mean R(T) ± 95% CI over {int(s['runs'])} runs, T = "
+                  f"{int(s['horizon'])}, fidelity {s['fidelity']}; dashed: each theorem's shape in B, dotted: the lower "
+                  "bound's, both scaled to the mean at the largest B (the bounds are vacuous at this T)")
+        save_figure(draw_tradeoff(table, s, footer), [ctx.output.pdf, ctx.output.png])
+    for path in (ctx.output.csv, ctx.output.pdf, ctx.output.png):
+        write_sidecar(path, inputs=[ctx.input.final, ctx.input.batches], config=curve_settings(s),
+                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME}, **t.as_kwargs())
