@@ -38,7 +38,8 @@ PLUGIN = textwrap.dedent('''
 INSTANCES = {("komiyama2016", d) for d in ("kom_mslr16_noncondorcet", "gap", "cyclic")} | {
     ("zoghi2015", d) for d in ("mslr5_noncondorcet", "zoghi_copeland500", "mslr5_condorcet",
                                "zoghi_copeland500_g02", "zoghi_copeland500_g04")} | {
-    ("wu2016", d) for d in ("mslr5_condorcet", "mslr5_noncondorcet")}
+    ("wu2016", d) for d in ("mslr5_condorcet", "mslr5_noncondorcet")} | {
+    ("agarwal2022", d) for d in ("arxiv", "sushi", "agarwal_syn_btl", "agarwal_syn_cd")}
 OUT = Path("results/bench_all/toy_a/smoke")
 
 

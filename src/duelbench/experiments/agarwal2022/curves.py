@@ -13,28 +13,29 @@ from ..aggregate import write_table
 from ..contract import StepContext
 from . import KIND, NAME, PANELS, curve_list, curve_settings
 
-REGRET_COLUMNS = ["panel", "dataset", "curve", "algorithm", "label", "param_hash", "batches", "runs", "t", "mean",
-                  "stderr", "n_runs"]
+REGRET_COLUMNS = ["panel", "dataset", "curve", "algorithm", "label", "param_hash", "batches", "t", "mean", "stderr",
+                  "n_runs"]
 FINAL_COLUMNS = ["panel", "dataset", "curve", "algorithm", "param_hash", "batches", "run", "regret"]
 
 
-def _mean_rows(key: dict, subset: str, cps, regret: np.ndarray) -> list[dict]:
+def _mean_rows(key: dict, cps, regret: np.ndarray) -> list[dict]:
     n = regret.shape[0]
     mean = regret.mean(axis=0)
     se = regret.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(mean.shape, math.nan)
-    return [{**key, "runs": subset, "t": int(t), "mean": float(m), "stderr": float(e), "n_runs": n}
+    return [{**key, "t": int(t), "mean": float(m), "stderr": float(e), "n_runs": n}
             for t, m, e in zip(cps, mean.tolist(), se.tolist())]
 
 
 def aggregate(ctx: StepContext) -> None:
-    """Step ``aggregate``: ``regret.csv`` and ``final_regret.csv`` (+ sidecars)."""
+    """Step ``aggregate``: ``regret.csv`` (all runs), ``regret_figure.csv`` (the figures' runs) and
+    ``final_regret.csv`` (+ sidecars)."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = ctx.settings
     source = dict(zip((sp.path for sp in ctx.plan.shards), ctx.input.shards))
     groups = group_shards(ctx.plan.shards)
     nfig = int(s["figure_runs"])
-    curve_rows, final_rows = [], []
+    curve_rows, figure_rows, final_rows = [], [], []
     with log_to(ctx.log), Timer() as t:
         for p, dataset in s["panels"].items():
             for c in curve_list(s):
@@ -43,19 +44,21 @@ def aggregate(ctx: StepContext) -> None:
                 cps = res.checkpoints.tolist()
                 key = {"panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "label": c.entry.label,
                        "param_hash": c.entry.param_hash, "batches": c.batches if c.batches is not None else ""}
-                curve_rows += _mean_rows(key, "all", cps, regret) + _mean_rows(key, "figure", cps, regret[:nfig])
+                curve_rows += _mean_rows(key, cps, regret)
+                figure_rows += _mean_rows(key, cps, regret[:nfig])
                 final_rows += [{k: key[k] for k in FINAL_COLUMNS if k in key} | {"run": int(r), "regret": float(v)}
                                for r, v in zip(res.run_indices.tolist(), regret[:, -1].tolist())]
                 print(f"{p} {c.id}: {res.runs} runs, mean R(T) {float(regret[:, -1].mean()):.6g}", flush=True)
         write_table(pd.DataFrame(curve_rows, columns=REGRET_COLUMNS), ctx.output.regret, REGRET_COLUMNS)
+        write_table(pd.DataFrame(figure_rows, columns=REGRET_COLUMNS), ctx.output.regret_figure, REGRET_COLUMNS)
         write_table(pd.DataFrame(final_rows, columns=FINAL_COLUMNS), ctx.output.final, FINAL_COLUMNS)
-    for path in (ctx.output.regret, ctx.output.final):
+    for path in (ctx.output.regret, ctx.output.regret_figure, ctx.output.final):
         write_sidecar(path, inputs=sorted(source.values()), config=curve_settings(s), seeds={"seed": int(s["seed"])},
                       extra={"experiment": NAME, "shards": len(source)}, **t.as_kwargs())
 
 
 def draw_panels(regret: pd.DataFrame, s, shown: list[tuple[str, str, dict]], compared: set[str], footer: str):
-    """2 x 2 panels of mean R(t) ± 1 s.e. over the figures' runs; ``shown`` lists (curve id,
+    """2 x 2 panels of mean R(t) ± 1 s.e. (``regret``: the figures' runs); ``shown`` lists (curve id,
     label, line style) in legend order, ``compared`` the curve ids the frame is fitted to."""
     import matplotlib
 
@@ -66,7 +69,7 @@ def draw_panels(regret: pd.DataFrame, s, shown: list[tuple[str, str, dict]], com
 
     fig, axes = plt.subplots(2, 2, figsize=(10.4, 8.2))
     handles = {}
-    data = regret[regret["runs"] == "figure"]
+    data = regret
     for k, p in enumerate(PANELS):
         ax = axes[k // 2][k % 2]
         sub = data[data["panel"] == p]
@@ -109,7 +112,7 @@ def _save(ctx: StepContext, fig, which: str) -> None:
     paths = [ctx.output.pdf, ctx.output.png]
     save_figure(fig, paths)
     for path in paths:
-        write_sidecar(path, inputs=[ctx.input.regret], config=curve_settings(ctx.settings),
+        write_sidecar(path, inputs=[ctx.input.regret_figure], config=curve_settings(ctx.settings),
                       seeds={"seed": int(ctx.settings["seed"])}, extra={"experiment": NAME, "figure": which})
 
 
@@ -126,7 +129,7 @@ def figure1(ctx: StepContext) -> None:
 
     s = ctx.settings
     with log_to(ctx.log):
-        regret = pd.read_csv(ctx.input.regret, dtype={"param_hash": str})
+        regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
         shown = [(c.id, c.entry.label, {k: v for k, v in algorithm_style(c.algorithm).items() if k != "label"})
                  for c in curve_list(s) if "figure1" in c.roles]
         compared = {c.id for c in curve_list(s) if "figure1" in c.roles and c.algorithm != "btm"}
@@ -144,7 +147,7 @@ def figure2(ctx: StepContext) -> None:
     s = ctx.settings
     f2 = s["figure2"]
     with log_to(ctx.log):
-        regret = pd.read_csv(ctx.input.regret, dtype={"param_hash": str})
+        regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
         colour = algorithm_style(f2["algorithm"])["color"]
         shown = [(f"{f2['algorithm']}_b{int(B)}", f"B={int(B)}", {"color": colour, "linestyle": B_STYLES[k % 4],
                                                                 "alpha": 0.45 + 0.55 * (k + 1) / len(f2["batches"])})
