@@ -241,6 +241,36 @@ def _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log):
 
 
 @numba.njit(cache=True)
+def _pairs(mask, touching, pa, pb):
+    """Fill ``pa``/``pb`` with the unordered pairs i < j of arms in ``mask`` of which at least one
+    is in ``touching``, in increasing (i, j) order; returns their number."""
+    K = mask.shape[0]
+    m = 0
+    for i in range(K):
+        if mask[i]:
+            for j in range(i + 1, K):
+                if mask[j] and (touching[i] or touching[j]):
+                    pa[m] = i
+                    pb[m] = j
+                    m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, kind, r, candidate, log_inv_delta):
+    """One batch: the m pairs round-robin c times each (:func:`_play`), logged; if it was not cut
+    by T, its estimates are counted for the good event (:func:`_good_event`).  Returns the new t
+    and whether the batch was complete."""
+    t0 = t
+    t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
+    _log_batch(log, t - t0, kind, r, candidate)
+    complete = t - t0 == m * c
+    if complete:
+        _good_event(P, Wb, pa, pb, m, log_inv_delta, c, log)
+    return t, complete
+
+
+@numba.njit(cache=True)
 def _good_event(P, Wb, pa, pb, m, log_inv_delta, c, log):
     """Count the batch's m pair estimates and those outside ±γ of P (Lemma 4.1)."""
     g = gamma_radius(log_inv_delta, c)
@@ -388,20 +418,10 @@ def _core(P, regret, checkpoints, params, rng, record_pairs, algo, log):
         b_index = log[L_BATCHES]
 
         if phase_pcomp:  # Algorithm 1, line 4: every pair of A
-            m = 0
-            for i in range(K):
-                if active[i]:
-                    for j in range(i + 1, K):
-                        if active[j]:
-                            pa[m] = i
-                            pb[m] = j
-                            m += 1
-            t0 = t
-            t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
-            _log_batch(log, t - t0, KIND_PCOMP, r, -1)
-            if t - t0 < m * c:
+            m = _pairs(active, active, pa, pb)
+            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_PCOMP, r, -1, lid)
+            if not complete:
                 break
-            _good_event(P, Wb, pa, pb, m, lid, c, log)
             for a in range(K):  # line 5: any b_i ∈ A eliminates b_j ∈ A
                 elim[a] = active[a]
                 victims[a] = active[a]
@@ -410,20 +430,10 @@ def _core(P, regret, checkpoints, params, rng, record_pairs, algo, log):
             continue
 
         if algo == SCOMP:  # Algorithm 2, line 5: every pair of S × A
-            m = 0
-            for i in range(K):
-                if active[i]:
-                    for j in range(i + 1, K):
-                        if active[j] and (seed[i] or seed[j]):
-                            pa[m] = i
-                            pb[m] = j
-                            m += 1
-            t0 = t
-            t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
-            _log_batch(log, t - t0, KIND_SEEDED, r, -1)
-            if t - t0 < m * c:
+            m = _pairs(active, seed, pa, pb)
+            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_SEEDED, r, -1, lid)
+            if not complete:
                 break
-            _good_event(P, Wb, pa, pb, m, lid, c, log)
             for a in range(K):  # line 6: b_i ∈ S eliminates b_j ∈ A (3γ_r)
                 elim[a] = seed[a]
                 victims[a] = active[a]
@@ -481,20 +491,10 @@ def _core(P, regret, checkpoints, params, rng, record_pairs, algo, log):
                 n_seed += 1
                 cand = a
         if n_seed >= 2:
-            m = 0
-            for i in range(K):
-                if seed[i]:
-                    for j in range(i + 1, K):
-                        if seed[j]:
-                            pa[m] = i
-                            pb[m] = j
-                            m += 1
-            t0 = t
-            t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
-            _log_batch(log, t - t0, KIND_SEED_PAIRS, r, -1)
-            if t - t0 < m * c:
+            m = _pairs(seed, seed, pa, pb)
+            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_SEED_PAIRS, r, -1, lid)
+            if not complete:
                 break
-            _good_event(P, Wb, pa, pb, m, lid, c, log)
             Wc = Wk if all_kl else Wb
             any_undefeated = False
             for i in range(K):
@@ -526,12 +526,9 @@ def _core(P, regret, checkpoints, params, rng, record_pairs, algo, log):
                 pa[m] = min(cand, j)
                 pb[m] = max(cand, j)
                 m += 1
-        t0 = t
-        t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
-        _log_batch(log, t - t0, KIND_CANDIDATE, r, cand)
-        if t - t0 < m * c:
+        t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_CANDIDATE, r, cand, lid)
+        if not complete:
             break
-        _good_event(P, Wb, pa, pb, m, lid, c, log)
         b_index = log[L_BATCHES] - 1
         for a in range(K):  # line 8: the candidate eliminates b_j ∈ A (5γ_r)
             elim[a] = a == cand
