@@ -103,6 +103,35 @@ def figures_dir(config: Mapping, experiment: str, fidelity: str | None = None) -
     return f"{figures_root(config, fidelity)}/{experiment}"
 
 
+def paper_settings(config: Mapping, experiment: str, fidelity: str | None = None) -> dict:
+    """A deep copy of the experiment's effective section (:func:`experiment_settings`) plus
+    ``fidelity`` (the active one), ``figures`` (:func:`figures_dir`) and ``results``
+    (:func:`results_root`): what a paper's ``settings`` starts from before its own defaults and
+    checks."""
+    fid = active_fidelity(config, fidelity)
+    s = copy.deepcopy(dict(experiment_settings(config, experiment, fid)))
+    s["fidelity"] = fid
+    s["figures"] = figures_dir(config, experiment, fid)
+    s["results"] = results_root(config)
+    return s
+
+
+def output_paths(config: Mapping, experiment: str, files: Mapping[str, str], fidelity: str | None = None
+                 ) -> dict[str, str]:
+    """A paper's final outputs by key: each file name of ``files`` (key -> name) under
+    :func:`figures_dir`; sidecars are ``<path>.json``."""
+    d = figures_dir(config, experiment, fidelity)
+    return {k: f"{d}/{v}" for k, v in files.items()}
+
+
+def data_file(experiment: str, folder: str = "published"):
+    """``data/<folder>/<experiment>.yaml`` of the checkout: with the default folder, the paper's
+    published-number registry (:mod:`duelbench.report.checks`)."""
+    from duelbench.data.paths import project_root
+
+    return project_root() / "data" / folder / f"{experiment}.yaml"
+
+
 #: Hex digits of the code hash in warm-up flag names.
 WARMUP_HASH_LEN = 16
 

@@ -47,7 +47,6 @@ What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "agarw
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,13 +55,12 @@ from .. import (
     AlgorithmEntry,
     ConfigError,
     ShardSpec,
-    active_fidelity,
     algorithm_entries,
     check_datasets,
-    experiment_settings,
-    figures_dir,
+    data_file,
+    output_paths,
+    paper_settings,
     plan_shards,
-    results_root,
 )
 from ..contract import Item, Plan, Step, paper_items
 
@@ -97,11 +95,7 @@ class Curve:
 def settings(config: Mapping, fidelity: str | None = None) -> dict:
     """The effective settings (fidelity overrides applied, checked) plus ``fidelity``,
     ``figures`` and ``results``."""
-    fid = active_fidelity(config, fidelity)
-    s = copy.deepcopy(dict(experiment_settings(config, NAME, fid)))
-    s["fidelity"] = fid
-    s["figures"] = figures_dir(config, NAME, fid)
-    s["results"] = results_root(config)
+    s = paper_settings(config, NAME, fidelity)
     check_settings(s)
     return s
 
@@ -181,9 +175,7 @@ def curve(s: Mapping, id_: str) -> Curve:
 
 def registry_path() -> Path:
     """``data/published/agarwal2022.yaml`` of the checkout (the published-number registry)."""
-    from duelbench.data.paths import project_root
-
-    return project_root() / "data" / "published" / f"{NAME}.yaml"
+    return data_file(NAME)
 
 
 def shard_specs(s: Mapping) -> list[ShardSpec]:
@@ -219,8 +211,7 @@ OUTPUT_FILES = {
 
 def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
     """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
-    d = figures_dir(config, NAME, active_fidelity(config, fidelity))
-    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
 
 
 def plan(config: Mapping, fidelity: str | None = None) -> Plan:

@@ -118,7 +118,6 @@ Decisions
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,14 +126,13 @@ from .. import (
     AlgorithmEntry,
     ConfigError,
     ShardSpec,
-    active_fidelity,
     algorithm_entries,
     check_datasets,
+    data_file,
     dataset_inputs,
-    experiment_settings,
-    figures_dir,
+    output_paths,
+    paper_settings,
     plan_shards,
-    results_root,
 )
 from ..contract import Item, Plan, Step, paper_items
 
@@ -149,13 +147,9 @@ KINDS = ("copeland",)
 def settings(config: Mapping, fidelity: str | None = None) -> dict:
     """The effective ``komiyama2016`` settings (fidelity overrides applied, defaults filled in,
     checked with :func:`check_settings`), plus ``fidelity``, ``figures`` and ``results``."""
-    fid = active_fidelity(config, fidelity)
-    s = copy.deepcopy(dict(experiment_settings(config, NAME, fid)))
+    s = paper_settings(config, NAME, fidelity)
     s.setdefault("variants", [])
     s["table1"] = {"condorcet": None, **dict(s.get("table1") or {})}
-    s["fidelity"] = fid
-    s["figures"] = figures_dir(config, NAME, fid)
-    s["results"] = results_root(config)
     check_settings(s)
     return s
 
@@ -239,9 +233,7 @@ def bound_datasets(s: Mapping) -> list[str]:
 
 def registry_path(folder: str = "published") -> Path:
     """``data/published/komiyama2016.yaml`` of the checkout (the published-number registry)."""
-    from duelbench.data.paths import project_root
-
-    return project_root() / "data" / folder / f"{NAME}.yaml"
+    return data_file(NAME, folder)
 
 
 def recipes_path() -> Path:
@@ -329,8 +321,7 @@ OUTPUT_FILES = {
 
 def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
     """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
-    d = figures_dir(config, NAME, active_fidelity(config, fidelity))
-    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
 
 
 def _pick(out: Mapping[str, str], *keys: str) -> dict[str, str]:

@@ -85,21 +85,19 @@ Decisions
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from pathlib import Path
 
 from .. import (
     ConfigError,
     ShardSpec,
-    active_fidelity,
     algorithm_entries,
     check_datasets,
+    data_file,
     dataset_inputs,
-    experiment_settings,
-    figures_dir,
+    output_paths,
+    paper_settings,
     plan_shards,
-    results_root,
 )
 from ..contract import Item, Plan, Step, paper_items
 
@@ -115,11 +113,7 @@ SAVAGES = ("condorcet_savage", "copeland_savage")
 def settings(config: Mapping, fidelity: str | None = None) -> dict:
     """The effective ``wu2016`` settings (fidelity overrides applied, checked), plus
     ``fidelity``, ``figures`` and ``results``."""
-    fid = active_fidelity(config, fidelity)
-    s = copy.deepcopy(dict(experiment_settings(config, NAME, fid)))
-    s["fidelity"] = fid
-    s["figures"] = figures_dir(config, NAME, fid)
-    s["results"] = results_root(config)
+    s = paper_settings(config, NAME, fidelity)
     check_settings(s)
     return s
 
@@ -163,9 +157,7 @@ def figure2_time(s: Mapping) -> int:
 
 def registry_path() -> Path:
     """``data/published/wu2016.yaml`` of the checkout (the published-number registry)."""
-    from duelbench.data.paths import project_root
-
-    return project_root() / "data" / "published" / f"{NAME}.yaml"
+    return data_file(NAME)
 
 
 def shard_specs(s: Mapping) -> list[ShardSpec]:
@@ -191,8 +183,7 @@ OUTPUT_FILES = {
 
 def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
     """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
-    d = figures_dir(config, NAME, active_fidelity(config, fidelity))
-    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
 
 
 def plan(config: Mapping, fidelity: str | None = None) -> Plan:

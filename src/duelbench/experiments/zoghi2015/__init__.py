@@ -107,9 +107,10 @@ from .. import (
     ShardSpec,
     algorithm_entries,
     check_datasets,
+    data_file,
     dataset_inputs,
     experiment_settings,
-    figures_dir,
+    output_paths,
     plan_shards,
     results_root,
 )
@@ -220,14 +221,12 @@ APPENDIX_C_DATA = ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_
 
 def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
     """Final outputs by key (sidecars are ``<path>.json``)."""
-    d = figures_dir(config, NAME, fidelity)
-    return {k: f"{d}/{v}" for k, v in OUTPUT_FILES.items()}
+    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
 
 
 def registry_path() -> str:
-    from duelbench.data.paths import project_root
-
-    return os.fspath(project_root() / "data" / "published" / f"{NAME}.yaml")
+    """``data/published/zoghi2015.yaml`` of the checkout (the published-number registry)."""
+    return os.fspath(data_file(NAME))
 
 
 # --------------------------------------------------------------------------------------------
