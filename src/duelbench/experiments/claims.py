@@ -8,7 +8,7 @@ with the reason, evaluated as ``inconclusive`` and never filled in from a publis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from duelbench.report.checks import CheckResult, Measurement
 
@@ -35,4 +35,28 @@ def evaluate_with_reasons(registry: Mapping, measure: Callable[[str], Measuremen
             r.outcome, r.reproduced, r.evidence = "inconclusive", None, m.evidence
         elif m is not None and m.evidence and not r.evidence.startswith(m.evidence):
             r.evidence = f"{m.evidence}; {r.evidence}"
+    return results
+
+
+def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs: Sequence[str],
+                      seeds: Mapping) -> list[CheckResult]:
+    """The body of a paper's ``checks`` step: ``evaluate`` the registry of input ``registry``
+    (as the plan scores it, :meth:`~duelbench.experiments.contract.StepContext.registry`), write
+    output ``csv`` (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check,
+    and its sidecar (``inputs`` then the registry, the settings, ``seeds``, the outcome counts).
+    Reading the tables belongs inside ``evaluate``, so that it is timed and logged with the rest."""
+    from duelbench.data.paths import display_path
+    from duelbench.provenance.sidecar import Timer, write_sidecar
+    from duelbench.report.checks import write_checks_csv
+
+    from . import log_to
+
+    with log_to(ctx.log), Timer() as t:
+        results = evaluate(ctx.registry(ctx.input.registry))
+        write_checks_csv(results, ctx.output.csv)
+        for r in results:
+            print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
+    counts = {o: sum(r.outcome == o for r in results) for o in ("pass", "fail", "inconclusive")}
+    write_sidecar(ctx.output.csv, inputs=[*inputs, display_path(ctx.input.registry)], config=ctx.settings,
+                  seeds=dict(seeds), extra={"experiment": ctx.plan.name, "outcomes": counts}, **t.as_kwargs())
     return results

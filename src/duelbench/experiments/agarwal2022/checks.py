@@ -41,10 +41,9 @@ import pandas as pd
 
 from duelbench.report.checks import CheckResult, Measurement, paired_one_sided
 
-from .. import log_to
-from ..claims import Missing, evaluate_with_reasons
+from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..contract import StepContext
-from . import BATCH_BUDGET, NAME, PANELS, REAL, SYNTHETIC
+from . import BATCH_BUDGET, PANELS, REAL, SYNTHETIC
 
 #: Level of the per-panel tests counted by ``count_less`` (the registry's alpha of its orderings).
 ALPHA = 0.05
@@ -195,19 +194,11 @@ def measure(t: Tables, stat: str) -> Measurement:
 
 def write_checks(ctx: StepContext) -> list[CheckResult]:
     """Step ``checks``: ``checks.csv`` (+ sidecar)."""
-    from duelbench.data.paths import display_path
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import write_checks_csv
-
     s, i = ctx.settings, ctx.input
-    with log_to(ctx.log), Timer() as t:
+
+    def evaluate(registry):
         tables = Tables(s, pd.read_csv(i.final, dtype={"param_hash": str}), pd.read_csv(i.batches),
                         pd.read_csv(i.theory, dtype={"value": str}))
-        results = evaluate_with_reasons(ctx.registry(i.registry), lambda st: measure(tables, st), s["fidelity"])
-        write_checks_csv(results, ctx.output.csv)
-        for r in results:
-            print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
-    counts = {o: sum(r.outcome == o for r in results) for o in ("pass", "fail", "inconclusive")}
-    write_sidecar(ctx.output.csv, inputs=[i.final, i.batches, i.theory, display_path(i.registry)], config=s,
-                  seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "outcomes": counts}, **t.as_kwargs())
-    return results
+        return evaluate_with_reasons(registry, lambda st: measure(tables, st), s["fidelity"])
+
+    return write_checks_step(ctx, evaluate, [i.final, i.batches, i.theory], {"seed": int(s["seed"])})

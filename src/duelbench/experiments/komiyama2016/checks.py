@@ -19,11 +19,10 @@ import numpy as np
 
 from duelbench.report.checks import CheckResult, Measurement
 
-from .. import log_to
-from ..claims import Missing, evaluate_with_reasons
+from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..contract import StepContext
 from . import NAME, curves, panels
-from .tables import Tables, display, sig, to_float
+from .tables import Tables, sig, to_float
 
 #: Registry name of the paper's algorithm (statistics refer to it).
 ECW = "ecw_rmed"
@@ -312,21 +311,11 @@ def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
 
 def write_checks(ctx: StepContext) -> list[CheckResult]:
     """Step ``checks``: ``checks.csv`` (+ sidecar) from the experiment's tables."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import write_checks_csv
-
     s, i = ctx.settings, ctx.input
-    with log_to(ctx.log), Timer() as t:
-        registry = ctx.registry(i.registry)
-        tables = Tables.read(s, bounds=i.bounds, winners=i.winners, datasets=i.datasets, table1=i.table1,
-                             final=i.final, regret=i.regret)
-        results = evaluate_all(tables, registry)
-        write_checks_csv(results, ctx.output.csv)
-        for r in results:
-            print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
-    counts = {o: sum(r.outcome == o for r in results) for o in ("pass", "fail", "inconclusive")}
-    write_sidecar(ctx.output.csv, inputs=[i.bounds, i.winners, i.datasets, i.table1, i.final, i.regret,
-                                          display(i.registry)],
-                  config=s, seeds={"seed": int(s["seed"]), "table1_seed": int(s["table1"]["seed"])},
-                  extra={"experiment": NAME, "outcomes": counts}, **t.as_kwargs())
-    return results
+
+    def evaluate(registry):
+        return evaluate_all(Tables.read(s, bounds=i.bounds, winners=i.winners, datasets=i.datasets, table1=i.table1,
+                                        final=i.final, regret=i.regret), registry)
+
+    return write_checks_step(ctx, evaluate, [i.bounds, i.winners, i.datasets, i.table1, i.final, i.regret],
+                             {"seed": int(s["seed"]), "table1_seed": int(s["table1"]["seed"])})
