@@ -13,6 +13,8 @@ algorithm, so the comparison between algorithms stays paired.
   :func:`duelbench.engine.simulate.simulate` keyed by the instance name (identity of the matrix)
   and ``r``.  A result over runs ``[a, b)`` is therefore independent of how the runs are split
   into shards, and the same call with one instance name reproduces any of its runs.
+* :func:`run_matrix` is the matrix of run ``r`` of any dataset (the family's instance ``r``, or
+  the dataset itself).
 * :func:`family_sha256` is the content hash of the instances of runs ``[a, b)``: the archive key
   of a family shard (:mod:`duelbench.engine.shard_archive`) holds it where a plain dataset's key
   holds its matrix's sha256.
@@ -97,6 +99,13 @@ def simulate_family(
     if record_pairs:
         out.pairs = np.concatenate([p.pairs for p in parts])
     return out
+
+
+def run_matrix(dataset: str, run: int):
+    """The matrix run ``run`` sees before its arms are relabelled: instance ``run`` of a family,
+    the dataset's own matrix otherwise."""
+    registry = _data_registry()
+    return registry.load_instance(dataset, run) if registry.is_family(dataset) else registry.load_matrix(dataset)
 
 
 @functools.lru_cache(maxsize=None)

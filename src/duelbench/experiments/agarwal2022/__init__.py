@@ -166,13 +166,6 @@ def curve_list(s: Mapping) -> list[Curve]:
     return list(found.values())
 
 
-def curve(s: Mapping, id_: str) -> Curve:
-    for c in curve_list(s):
-        if c.id == id_:
-            return c
-    raise KeyError(f"{NAME}: no curve {id_!r}")
-
-
 def registry_path() -> Path:
     """``data/published/agarwal2022.yaml`` of the checkout (the published-number registry)."""
     return data_file(NAME)
@@ -180,9 +173,9 @@ def registry_path() -> Path:
 
 def shard_specs(s: Mapping) -> list[ShardSpec]:
     """Every simulation shard: each panel x each distinct (algorithm, parameters) of the curves."""
-    out, seen = [], set()
+    out, seen, cs = [], set(), curve_list(s)
     for dataset in s["panels"].values():
-        for c in curve_list(s):
+        for c in cs:
             for sp in plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=c.algorithm, params=c.entry.params,
                                   horizon=int(s["horizon"]), runs=int(s["runs"]),
                                   runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"]):

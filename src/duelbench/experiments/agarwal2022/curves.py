@@ -35,10 +35,10 @@ def aggregate(ctx: StepContext) -> None:
     source = dict(zip((sp.path for sp in ctx.plan.shards), ctx.input.shards))
     groups = group_shards(ctx.plan.shards)
     nfig = int(s["figure_runs"])
-    curve_rows, figure_rows, final_rows = [], [], []
+    curve_rows, figure_rows, final_rows, cs = [], [], [], curve_list(s)
     with log_to(ctx.log), Timer() as t:
         for p, dataset in s["panels"].items():
-            for c in curve_list(s):
+            for c in cs:
                 res = ctx.load(groups[(dataset, c.algorithm, c.entry.param_hash, int(s["horizon"]))])
                 regret = res.regret_of(KIND)
                 cps = res.checkpoints.tolist()
@@ -130,9 +130,10 @@ def figure1(ctx: StepContext) -> None:
     s = ctx.settings
     with log_to(ctx.log):
         regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
+        fig1 = [c for c in curve_list(s) if "figure1" in c.roles]
         shown = [(c.id, c.entry.label, {k: v for k, v in algorithm_style(c.algorithm).items() if k != "label"})
-                 for c in curve_list(s) if "figure1" in c.roles]
-        compared = {c.id for c in curve_list(s) if "figure1" in c.roles and c.algorithm != "btm"}
+                 for c in fig1]
+        compared = {c.id for c in fig1 if c.algorithm != "btm"}
         _save(ctx, draw_panels(regret, s, shown, compared, _footer(s, "Figure 1")), "figure1")
 
 

@@ -37,7 +37,6 @@ from .. import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
 from . import NAME
-from .tradeoff import instance
 
 COLUMNS = ["statistic", "value", "evidence"]
 
@@ -45,10 +44,11 @@ COLUMNS = ["statistic", "value", "evidence"]
 def _matrices(s, panel: str) -> list:
     """The matrices panel ``panel`` runs on: one per run for a family, else the dataset once."""
     from duelbench.data import registry
+    from duelbench.engine.families import run_matrix
 
     dataset = s["panels"][panel]
     runs = range(int(s["runs"])) if registry.is_family(dataset) else range(1)
-    return [instance(dataset, r) for r in runs]
+    return [run_matrix(dataset, r) for r in runs]
 
 
 def data_facts(s) -> list[dict]:

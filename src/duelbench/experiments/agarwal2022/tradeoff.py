@@ -35,28 +35,21 @@ SHAPES = {
 LOWER_BOUND = ("T^(1/B)/B^2 (lower bound)", lambda T, K, B: T ** (1 / B) / B ** 2)
 
 
-def instance(dataset: str, run: int):
-    """The matrix run ``run`` sees before relabelling: the family's instance ``run``, or the dataset."""
-    from duelbench.data import registry
-
-    return registry.load_instance(dataset, run) if registry.is_family(dataset) else registry.load_matrix(dataset)
-
-
 def replay(dataset: str, algorithm: str, params: dict, horizon: int, seed: int, run: int):
     """``(log, eps)``: the batch log of run ``run`` exactly as the engine simulated it (same
     instance, relabelling and random stream) and the relabelled gaps eps_j = P_wj - 1/2 to the
     Condorcet winner w."""
     from duelbench.algorithms.batched import batch_log
     from duelbench.algorithms.registry import canonical_params
+    from duelbench.engine.families import run_matrix
     from duelbench.engine.seeding import run_rng
     from duelbench.engine.simulate import permuted_instance, regret_stack
-    from duelbench.problems.winners import condorcet_winner
 
-    P = instance(dataset, run)
+    P = run_matrix(dataset, run)
     canon = canonical_params(algorithm, params)
     _, Pp, _ = permuted_instance(P, regret_stack(P), seed, run)
     log = batch_log(algorithm, Pp, horizon, canon, run_rng(seed, P.identity, algorithm, canon, run))
-    w = condorcet_winner(Pp)
+    w = log.condorcet_winner
     eps = Pp[w, :] - 0.5 if w is not None else np.full(Pp.shape[0], np.nan)
     return log, eps
 
@@ -68,12 +61,10 @@ def batch_logs(ctx: StepContext) -> None:
     s = ctx.settings
     T, seed = int(s["horizon"]), int(s["seed"])
     final = pd.read_csv(ctx.input.final, dtype={"param_hash": str})
-    rows = []
+    rows, batched = [], [c for c in curve_list(s) if c.algorithm in BATCHED]
     with log_to(ctx.log), Timer() as t:
         for p, dataset in s["panels"].items():
-            for c in curve_list(s):
-                if c.algorithm not in BATCHED:
-                    continue
+            for c in batched:
                 f = final[(final["panel"] == p) & (final["curve"] == c.id)].set_index("run")["regret"]
                 for run in range(int(s["runs"])):
                     log, eps = replay(dataset, c.algorithm, c.entry.params, T, seed, run)
