@@ -92,11 +92,11 @@ def _eps(P) -> np.ndarray:
     return square_values(P) - 0.5
 
 
-def _key_order(a: np.ndarray, arms) -> list[int]:
-    """``arms`` sorted by Copeland score (desc), Borda score (desc), index (asc)."""
+def _strength_key(a: np.ndarray):
+    """Sort key of an arm: Copeland score (desc), Borda score (desc), index (asc) (decision D2)."""
     cop = copeland_scores(a)
     bor = borda_scores(a)
-    return sorted((int(i) for i in arms), key=lambda i: (-int(cop[i]), -float(bor[i]), i))
+    return lambda i: (-int(cop[i]), -float(bor[i]), i)
 
 
 def ranking_order(P) -> tuple[int, ...]:
@@ -105,7 +105,7 @@ def ranking_order(P) -> tuple[int, ...]:
     The fallback order of decision D3; it need not be consistent with the strict relation.
     """
     a = square_values(P)
-    return tuple(_key_order(a, range(a.shape[0])))
+    return tuple(sorted(range(a.shape[0]), key=_strength_key(a)))
 
 
 def strength_order(P) -> tuple[int, ...] | None:
@@ -130,8 +130,7 @@ def strength_order(P) -> tuple[int, ...] | None:
     K = a.shape[0]
     beats = a > 0.5
     remaining = np.ones(K, dtype=bool)
-    cop = copeland_scores(a)
-    bor = borda_scores(a)
+    key = _strength_key(a)
     order: list[int] = []
     for _ in range(K):
         # arms not strictly beaten by any remaining arm
@@ -139,7 +138,7 @@ def strength_order(P) -> tuple[int, ...] | None:
         free = np.flatnonzero(remaining & ~beaten)
         if free.size == 0:
             return None
-        best = min((int(i) for i in free), key=lambda i: (-int(cop[i]), -float(bor[i]), i))
+        best = min((int(i) for i in free), key=key)
         order.append(best)
         remaining[best] = False
     return tuple(order)
