@@ -15,6 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from duelbench.bounds.batched import lower_bound_shape, pcomp_worst_case_bound, scomp2_shape, scomp_worst_case_shape
+
 from .. import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
@@ -25,14 +27,16 @@ BATCH_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "run", "ba
                  "good_event_estimates", "good_event_violations", "regret", "identity_deviation"]
 TRADEOFF_COLUMNS = ["panel", "dataset", "algorithm", "batches", "n_runs", "mean", "stderr", "ci95", "batches_used",
                     "shape", "shape_name", "baseline", "baseline_mean"]
-#: The theorems' regret shapes in B (T fixed): Theorem 3.1 (PCOMP, the log factor at that B),
-#: Theorem 3.2 (SCOMP, per arm), Theorem 3.4 (SCOMP2); the lower bound of Table 1 / Theorem C.1.
+#: The theorems' regret in B at fixed T, K (duelbench.bounds.batched, gaps set to 1: only the
+#: dependence on B is drawn, scaled to the measured mean at the largest B): Theorem 3.1's bound
+#: (PCOMP, with its log(6TK^2B)), Theorem 3.2's SCOMP shape, Theorem 3.4's SCOMP2 shape, and the
+#: lower bound's shape of Table 1 / Theorem C.1.
 SHAPES = {
-    "pcomp": ("T^(1/B) log(6TK^2B) (Thm 3.1)", lambda T, K, B: T ** (1 / B) * math.log(6 * T * K * K * B)),
-    "scomp": ("T^(1/B) (Thm 3.2)", lambda T, K, B: T ** (1 / B)),
-    "scomp2": ("B T^(1/B) (Thm 3.4)", lambda T, K, B: B * T ** (1 / B)),
+    "pcomp": ("T^(1/B) log(6TK^2B) (Thm 3.1)", lambda T, K, B: pcomp_worst_case_bound(K, B, T, 1.0)),
+    "scomp": ("T^(1/B) (Thm 3.2)", lambda T, K, B: scomp_worst_case_shape(K, B, T, 1.0)),
+    "scomp2": ("B T^(1/B) (Thm 3.4)", lambda T, K, B: scomp2_shape(K, B, T, 1.0)),
 }
-LOWER_BOUND = ("T^(1/B)/B^2 (lower bound)", lambda T, K, B: T ** (1 / B) / B ** 2)
+LOWER_BOUND = ("T^(1/B)/B^2 (lower bound)", lambda T, K, B: lower_bound_shape(K, B, T, 1.0))
 
 
 def replay(dataset: str, algorithm: str, params: dict, horizon: int, seed: int, run: int):
@@ -128,6 +132,8 @@ def draw_tradeoff(table: pd.DataFrame, s, footer: str):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from duelbench.data import registry
+
     from ..plotting import algorithm_style, panel_title
 
     T = int(s["horizon"])
@@ -150,7 +156,7 @@ def draw_tradeoff(table: pd.DataFrame, s, footer: str):
         if not sub.empty:
             grid = np.array(sorted(sub["batches"].unique()), float)
             last = sub[sub["batches"] == grid[-1]]["mean"].min()
-            lb = np.array([LOWER_BOUND[1](T, 0, b) for b in grid])
+            lb = np.array([LOWER_BOUND[1](T, registry.dataset_info(s["panels"][p]).K, int(b)) for b in grid])
             top.plot(grid, lb * last / lb[-1], color="#555555", ls=":", lw=1.1, label=f"shape: {LOWER_BOUND[0]}")
             top.axhline(sub["baseline_mean"].iloc[0], color=algorithm_style(s["tradeoff"]["baseline"])["color"], lw=1,
                         label=f"{algorithm_style(s['tradeoff']['baseline'])['label']} (sequential)")
