@@ -656,31 +656,6 @@ class BatchLog:
         """|A'| (−1 without a switch)."""
         return -1 if self.switch_set is None else len(self.switch_set)
 
-    # names used by the experiment tables
-    @property
-    def batches_used(self) -> int:
-        return self.batches
-
-    @property
-    def a_prime_size(self) -> int:
-        return self.switch_size
-
-    @property
-    def winner_in_a_prime(self) -> bool | None:
-        return self.winner_in_switch_set
-
-    @property
-    def seed_rank(self) -> int | None:
-        return self.rank_best_seed
-
-    @property
-    def good_event_estimates(self) -> int:
-        return self.estimates
-
-    @property
-    def good_event_violations(self) -> int:
-        return self.incorrect_estimates
-
 
 def batch_log(name: str, P, horizon: int, params: dict | None, rng, record_pairs: bool = False) -> BatchLog:
     """Run ``name`` ("pcomp", "scomp", "scomp2") once on ``P`` (a K×K array or a

@@ -64,13 +64,18 @@ class Tables:
         return x.to_numpy(float) if len(x) else Missing(f"no runs of curve {curve!r} on panel {panel} at fidelity "
                                                         f"{self.settings['fidelity']}")
 
+    def pair(self, panel: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray] | Missing:
+        """The run-by-run samples of curves a and b on ``panel``, or the first one missing."""
+        xa, xb = self.samples(panel, a), self.samples(panel, b)
+        return next((x for x in (xa, xb) if isinstance(x, Missing)), (xa, xb))
+
     def ratios(self, a: str, b: str) -> dict[str, float] | Missing:
         out = {}
         for p in PANELS:
-            xa, xb = self.samples(p, a), self.samples(p, b)
-            for x in (xa, xb):
-                if isinstance(x, Missing):
-                    return x
+            x = self.pair(p, a, b)
+            if isinstance(x, Missing):
+                return x
+            xa, xb = x
             out[p] = float(xa.mean() / xb.mean()) if xb.mean() > 0 else float("inf")
         return out
 
@@ -103,19 +108,20 @@ def measure(t: Tables, stat: str) -> Measurement:
     parts = rest.split(":")
     if kind == "order" and len(parts) == 3:
         p, a, b = parts
-        xa, xb = t.samples(p, a), t.samples(p, b)
-        for x in (xa, xb):
-            if isinstance(x, Missing):
-                return x
+        x = t.pair(p, a, b)
+        if isinstance(x, Missing):
+            return x
+        xa, xb = x
         return Measurement(value=float(xa.mean() / xb.mean()) if xb.mean() else None, a=xa, b=xb,
                            evidence=f"A = {a}, B = {b} on {p}")
     if kind == "count_less" and len(parts) == 2:
         a, b = parts
         ps, count = [], 0
         for p in PANELS:
-            xa, xb = t.samples(p, a), t.samples(p, b)
-            if isinstance(xa, Missing) or isinstance(xb, Missing):
-                return xa if isinstance(xa, Missing) else xb
+            x = t.pair(p, a, b)
+            if isinstance(x, Missing):
+                return x
+            xa, xb = x
             if min(xa.size, xb.size) < 2:
                 return Missing(f"fewer than 2 runs on {p}")
             _, pv = paired_one_sided(xa, xb)
@@ -132,10 +138,10 @@ def measure(t: Tables, stat: str) -> Measurement:
         return Measurement(value=bool(ok), evidence=f"mean {a}/mean {b}: {_fmt_ratios(r)}")
     if kind == "reldiff" and len(parts) == 3:
         p, a, b = parts
-        xa, xb = t.samples(p, a), t.samples(p, b)
-        for x in (xa, xb):
-            if isinstance(x, Missing):
-                return x
+        x = t.pair(p, a, b)
+        if isinstance(x, Missing):
+            return x
+        xa, xb = x
         return Measurement(value=float(abs(xa.mean() - xb.mean()) / xb.mean()),
                            evidence=f"mean {a} {xa.mean():.6g}, mean {b} {xb.mean():.6g} on {p}")
     if kind == "budget":

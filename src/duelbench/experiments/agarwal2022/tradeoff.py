@@ -79,12 +79,12 @@ def batch_logs(ctx: StepContext) -> None:
                     identity = 0.5 * float(np.dot(log.arm_comparisons, eps))
                     rows.append({
                         "panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "batches": c.batches,
-                        "run": run, "batches_used": log.batches_used, "comparisons": log.comparisons,
-                        "switch_round": log.switch_round, "a_prime_size": log.a_prime_size,
-                        "winner_in_a_prime": log.winner_in_a_prime, "seed_rank": log.seed_rank,
+                        "run": run, "batches_used": log.batches, "comparisons": log.comparisons,
+                        "switch_round": log.switch_round, "a_prime_size": log.switch_size,
+                        "winner_in_a_prime": log.winner_in_switch_set, "seed_rank": log.rank_best_seed,
                         "seed_empty": log.seed_empty, "winner_eliminated": log.winner_eliminated,
-                        "good_event_estimates": log.good_event_estimates,
-                        "good_event_violations": log.good_event_violations, "regret": simulated,
+                        "good_event_estimates": log.estimates,
+                        "good_event_violations": log.incorrect_estimates, "regret": simulated,
                         "identity_deviation": abs(simulated - identity) / max(simulated, 1.0)})
             print(f"{p}: replayed {sum(r['panel'] == p for r in rows)} batched runs", flush=True)
         write_table(pd.DataFrame(rows, columns=BATCH_COLUMNS), ctx.output.csv, BATCH_COLUMNS)
