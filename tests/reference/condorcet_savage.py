@@ -25,15 +25,16 @@ algorithm keeps.
 
 Random stream: one ``rng.random() < p_ij`` per exploration step; nothing else.
 
-Only numpy and the standard library are used: no ``duelbench`` helper.
+Only numpy and the standard library are used: no ``duelbench`` helper.  The radius, the
+certain-beat relation and the exploration loop (``play``) are those of Copeland SAVAGE's
+reference (:mod:`reference.savage`), which this one extends with its own W (``_state``) and its
+own exploitation choice (``_choose``).
 """
 
-import math
-
-import numpy as np
+from .savage import ReferenceSavage
 
 
-class ReferenceCondorcetSavage:
+class ReferenceCondorcetSavage(ReferenceSavage):
     """Condorcet SAVAGE with δ = 1/T in the whole-run shape of :mod:`reference.driver`.
 
     Parameters
@@ -61,27 +62,13 @@ class ReferenceCondorcetSavage:
     """
 
     def __init__(self, K, horizon, params):
-        self.K = K
-        self.T = int(horizon)
-        N = K * (K - 1) / 2.0
-        delta = 1.0 / self.T
-        self.log_term = math.log(2.0 * N * self.T / delta)
+        super().__init__(K, horizon, {})
         assume = params["assume_condorcet_winner"]
         if assume not in (0.0, 1.0):
             raise ValueError(f"assume_condorcet_winner must be 0 or 1, got {assume!r}")
         self.assume = assume == 1.0
-        self.W = np.zeros((K, K))
-        self.winner = None
-        self.explored = 0
         self.events = dict.fromkeys(
             ("resolved", "indep_removed", "exploit", "all_beaten", "wins_decide", "index_decides"), 0)
-
-    def _certain(self):
-        """``beats[i, k]``: pair (i, k) has been sampled and ``p̂_ik − c(n_ik) > 1/2``."""
-        N = self.W + self.W.T
-        sampled = N > 0
-        n = np.where(sampled, N, 1.0)
-        return sampled & (self.W / n - 0.5 > np.sqrt(self.log_term / (2.0 * n)))
 
     def _state(self):
         """W (pairs i < j, lexicographic), L per arm, and the numbers of resolved and removed pairs."""
@@ -100,7 +87,7 @@ class ReferenceCondorcetSavage:
                     active.append((i, j))
         return active, losses, resolved, indep
 
-    def _choice(self, losses):
+    def _choose(self, losses):
         """Fewest certain losses, then most empirical wins, then the lowest index."""
         K, W = self.K, self.W
         wins = [sum(1 for k in range(K)
@@ -116,40 +103,3 @@ class ReferenceCondorcetSavage:
             if sum(1 for a in top if wins[a] == best) > 1:
                 self.events["index_decides"] += 1
         return min(top, key=lambda a: (-wins[a], a))
-
-    def play(self, P, horizon, rng):
-        """Explore the least-sampled pair of W until W = ∅, then play (w, w) to the horizon.
-
-        Parameters
-        ----------
-        P : numpy.ndarray
-            Preference matrix (the run's arm labels).
-        horizon : int
-            Number of steps (equal to the T given at construction in the engine's use).
-        rng : numpy.random.Generator
-            The run's stream: one draw per exploration step.
-
-        Returns
-        -------
-        list of (int, int)
-            The pair of every step.
-        """
-        pairs = []
-        while len(pairs) < horizon:
-            active = self._state()[0]
-            if not active:
-                break
-            n = [self.W[i, j] + self.W[j, i] for i, j in active]
-            i, j = active[int(np.argmin(n))]  # the first minimum: lexicographically lowest
-            if rng.random() < P[i, j]:
-                self.W[i, j] += 1.0
-            else:
-                self.W[j, i] += 1.0
-            pairs.append((i, j))
-        self.explored = len(pairs)
-        _, losses, self.events["resolved"], self.events["indep_removed"] = self._state()
-        if len(pairs) < horizon:
-            self.winner = self._choice(losses)
-            self.events["exploit"] += 1
-            pairs.extend([(self.winner, self.winner)] * (horizon - len(pairs)))
-        return pairs

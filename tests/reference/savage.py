@@ -118,7 +118,7 @@ class ReferenceSavage:
                     active.append((i, j))
         return active, lo, resolved, indep
 
-    def _copeland_choice(self, lo):
+    def _choose(self, lo):
         """The empirical Copeland winner: most empirical wins, then most Cpld_lo, then lowest index."""
         K, W = self.K, self.W
         wins = []
@@ -162,9 +162,9 @@ class ReferenceSavage:
                 self.W[j, i] += 1.0
             pairs.append((i, j))
         self.explored = len(pairs)
-        _, lo, self.events["resolved"], self.events["indep_removed"] = self._state()
+        _, score, self.events["resolved"], self.events["indep_removed"] = self._state()
         if len(pairs) < horizon:
-            self.winner = self._copeland_choice(lo)
+            self.winner = self._choose(score)
             self.events["exploit"] += 1
             pairs.extend([(self.winner, self.winner)] * (horizon - len(pairs)))
         return pairs
