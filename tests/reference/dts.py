@@ -89,7 +89,11 @@ class ReferenceDTS:
                 self.events["vote_tie"] += 1
                 a1 = ties[min(int(math.floor(rng.random() * len(ties))), len(ties) - 1)]
 
-        # Phase 2, lines 13–14.
+        return a1, self._second(a1, log_t, rng)
+
+    def _second(self, a1, log_t, rng):
+        """Phase 2, lines 13–14: the second arm against the first candidate ``a1``."""
+        K, Bc = self.K, self.B
         eligible = [i for i in range(K) if i == a1 or self._l(i, a1, log_t) <= 0.5]
         self.events["excluded"] += K - len(eligible)
         theta2 = {}
@@ -99,7 +103,7 @@ class ReferenceDTS:
         a2 = min(i for i in eligible if theta2[i] == top)
         if a2 == a1:
             self.events["a2_is_a1"] += 1
-        return a1, a2
+        return a2
 
     def _count_expiries(self, U, t):
         count_expiries(self, U, t)

@@ -35,7 +35,7 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 import math
 
 from .driver import count_expiries
-from .rucb_bounds import lower, upper
+from .dts import ReferenceDTS
 
 CLIP = 1e-7
 
@@ -46,25 +46,17 @@ def divergence_to_half(x):
     return x * math.log(2.0 * x) + (1.0 - x) * math.log(2.0 * (1.0 - x))
 
 
-class ReferenceDTSPlus:
+class ReferenceDTSPlus(ReferenceDTS):
+    """D-TS+: D-TS's bounds, phase 2 and counts (:class:`reference.dts.ReferenceDTS`), its own
+    first candidate (Section 4.3)."""
+
     def __init__(self, K, horizon, params):
-        self.K = K
-        self.alpha = float(params["alpha"])
+        super().__init__(K, horizon, params)
         self.over_C = float(params["zeta_star_over_candidates"]) == 1.0
-        self.B = [[0] * K for _ in range(K)]  # B[i][j] = wins of i over j (integers)
         self.events = dict.fromkeys(
             ("C_single", "C_multi", "A_single", "A_multi", "argmin_not_lowest", "argmin_tie", "excluded",
              "a2_is_a1", "expired"), 0)
         self.negative_r = 0  # r̃_ij < 0 met in an R̃ (only possible with ζ̃* over C)
-        self.expiry_times = []
-        self._resolved = set()
-        self._compared = None
-
-    def _u(self, i, j, log_t):
-        return upper(self.B, i, j, self.alpha, log_t)
-
-    def _l(self, i, j, log_t):
-        return lower(self.B, i, j, self.alpha, log_t)
 
     def sampled_regret(self, theta, wins, i, zeta_star):
         """R̃_i from the sampled matrix ``theta`` and win counts ``wins``."""
@@ -118,22 +110,4 @@ class ReferenceDTSPlus:
                 if a1 != A[0]:
                     self.events["argmin_not_lowest"] += 1
 
-        eligible = [i for i in range(K) if i == a1 or self._l(i, a1, log_t) <= 0.5]
-        self.events["excluded"] += K - len(eligible)
-        theta2 = {}
-        for i in eligible:
-            theta2[i] = 0.5 if i == a1 else rng.beta(Bc[i][a1] + 1.0, Bc[a1][i] + 1.0)
-        top2 = max(theta2.values())
-        a2 = min(i for i in eligible if theta2[i] == top2)
-        if a2 == a1:
-            self.events["a2_is_a1"] += 1
-        return a1, a2
-
-    def update(self, i, j, i_won, t):
-        self._compared = (min(i, j), max(i, j))
-        if i == j:
-            return
-        if i_won:
-            self.B[i][j] += 1
-        else:
-            self.B[j][i] += 1
+        return a1, self._second(a1, log_t, rng)
