@@ -4,7 +4,7 @@
 * entries (simulation shards and sample shards) are checked against the code of this checkout:
   stale ones (other code, another lock file, another matrix) are listed in the test output,
   never used (the archive is not refilled here);
-* a few runs of a few archived simulation shards and a few samples of archived sample shards,
+* a few runs of a few archived simulation shards (of a family: on the run's own instance) and a few samples of archived sample shards,
   chosen at random with the commit as seed (so every commit checks others), are recomputed and
   must equal the archived numbers bit for bit.
 """
@@ -22,7 +22,9 @@ import pytest
 import duelbench
 from duelbench.archive.entry import decode
 from duelbench.archive.store import STALE, VALID, Archive
+from duelbench.data.registry import dataset_info, is_family
 from duelbench.engine import shard_archive
+from duelbench.engine.families import simulate_family
 from duelbench.experiments import samples
 from duelbench.experiments.contract import SampleShard
 
@@ -122,22 +124,27 @@ def _lookup(row):
 
 def test_spot_recomputation_is_bit_identical(data_dir):
     rows = [r for r in ARCHIVE.manifest().values() if r["key"]["kind"] == shard_archive.KIND
-            and r["key"]["horizon"] * duelbench.load_matrix(r["key"]["dataset"]).K <= MAX_COST]
+            and r["key"]["horizon"] * dataset_info(r["key"]["dataset"]).K <= MAX_COST]
     assert rows, "no archived shard is small enough to recompute here"
     valid = [(r, restored) for r in rows for found, restored in [_lookup(r)] if found.status == VALID]
     if not valid:
         pytest.skip(f"none of the {len(rows)} archived shards is valid under this code (all stale, listed by "
                     "test_entries_against_this_code): nothing to recompute until a fill refreshes them")
     rng = np.random.default_rng(_commit_seed())
-    for index in rng.choice(len(valid), size=min(SPOT_CHECKS, len(valid)), replace=False):
+    picks = [int(i) for i in rng.choice(len(valid), size=min(SPOT_CHECKS, len(valid)), replace=False)]
+    families = [i for i, (r, _) in enumerate(valid) if is_family(r["key"]["dataset"])]
+    if families and not set(picks) & set(families):
+        picks.append(int(rng.choice(families)))  # the family path is checked whenever the archive has one
+    for index in picks:
         row, archived = valid[index]
         k = row["key"]
         a, b = k["runs"]
         run = int(rng.integers(a, b))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            again = duelbench.simulate(k["algorithm"], k["dataset"], k["horizon"], 1, k["seed"], run_start=run,
-                                       **k["params"])
+            # a family's run r sees the family's instance r (as the shard that archived it)
+            simulate = simulate_family if is_family(k["dataset"]) else duelbench.simulate
+            again = simulate(k["algorithm"], k["dataset"], k["horizon"], 1, k["seed"], run_start=run, **k["params"])
         for kind in k["kinds"]:
             assert again.regret_of(kind)[0].tobytes() == archived.regret_of(kind)[run - a].tobytes(), \
                 f"{row['path']} run {run} ({kind}): recomputed regret differs from the archive"

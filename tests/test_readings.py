@@ -102,3 +102,23 @@ def test_table_rows_score_every_check_of_the_item_and_name_flips_both_ways():
     assert [(r["claim_id"], r["flip"]) for r in rows] == [("x", "pass -> fail"), ("y", "fail -> pass")]
     with pytest.raises(ConfigError, match="no check"):
         rd.table_rows([{"id": "v", "experiment": "p", "items": ["Figure 9"]}], reg, declared, variant)
+
+
+def test_an_extra_algorithm_joins_every_algorithm_list_but_the_fixed_ones(config):
+    """bench-all's algorithm is appended to each ``algorithms`` list of a section, except the
+    lists its package declares fixed (Agarwal et al.'s batch trade-off and theory: batched only)."""
+    from duelbench.experiments import agarwal2022
+
+    assert agarwal2022.FIXED_ALGORITHM_LISTS == ("tradeoff.algorithms", "theory.algorithms")
+    cfg = rd.variant_config(config, "agarwal2022", figures="x", extra_algorithms=["toy"],
+                            fixed_lists=agarwal2022.FIXED_ALGORITHM_LISTS)
+    section = experiment_settings(cfg, "agarwal2022")
+    names = {key: [e if isinstance(e, str) else e["name"] for e in lst]
+             for key, lst in (("algorithms", section["algorithms"]), ("tradeoff", section["tradeoff"]["algorithms"]),
+                              ("theory", section["theory"]["algorithms"]))}
+    assert names["algorithms"][-1] == "toy"
+    assert names["tradeoff"] == names["theory"] == ["pcomp", "scomp", "scomp2"]
+    zoghi = experiment_settings(rd.variant_config(config, "zoghi2015", figures="x", extra_algorithms=["toy"]),
+                                "zoghi2015")
+    nested = [v["algorithms"] for v in zoghi.values() if isinstance(v, dict) and isinstance(v.get("algorithms"), list)]
+    assert nested and all(lst[-1] == {"name": "toy"} for lst in nested)

@@ -377,13 +377,16 @@ def _files(named: Mapping[str, Any] | Iterable) -> Files:
 
 def bench_all_plan(config: Mapping, experiment: str) -> tuple[Plan, dict]:
     """(plan, configuration) of ``experiment`` with the algorithm of ``config["bench_all"]``
-    added (:mod:`duelbench.experiments.bench_all`)."""
+    added to every ``algorithms`` list of its section but those the package declares fixed
+    (``FIXED_ALGORITHM_LISTS``, dotted keys) (:mod:`duelbench.experiments.bench_all`)."""
     from . import bench_all
     from .readings import variant_config
 
     name = bench_all.algorithm(config)
-    cfg = variant_config(config, experiment, figures=bench_all.folder(config, name), extra_algorithms=[name])
-    p = package(experiment).plan(cfg)
+    module = package(experiment)
+    cfg = variant_config(config, experiment, figures=bench_all.folder(config, name), extra_algorithms=[name],
+                         fixed_lists=getattr(module, "FIXED_ALGORITHM_LISTS", ()))
+    p = module.plan(cfg)
     p.check()
     return p, cfg
 

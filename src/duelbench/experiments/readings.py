@@ -126,37 +126,41 @@ def _with_params(entries: Sequence, params: Mapping[str, Mapping]) -> list:
     return out
 
 
-def _rewrite_algorithms(section, params: Mapping[str, Mapping], extra: Sequence[str] = ()):
+def _rewrite_algorithms(section, params: Mapping[str, Mapping], extra: Sequence[str] = (),
+                        fixed: Sequence[str] = (), path: str = ""):
     """A copy of ``section`` with every algorithm list rewritten by :func:`_with_params`, and
-    the algorithms ``extra`` appended to every ``algorithms`` list that lacks them."""
+    the algorithms ``extra`` appended to every ``algorithms`` list that lacks them, except the
+    lists whose dotted keys are in ``fixed`` (lists a paper restricts, e.g. to batched algorithms)."""
     if not isinstance(section, Mapping):
         return copy.deepcopy(section)
     out = {}
     for k, v in section.items():
+        where = f"{path}.{k}" if path else str(k)
         if k in ALGORITHM_LISTS and isinstance(v, list):
             v = _with_params(v, params)
-            if k == "algorithms":
+            if k == "algorithms" and where not in fixed:
                 v += [{"name": a} for a in extra if a not in {e["name"] for e in v}]
             out[k] = v
         else:
-            out[k] = _rewrite_algorithms(v, params, extra)
+            out[k] = _rewrite_algorithms(v, params, extra, fixed, where)
     return out
 
 
 def variant_config(config: Mapping, experiment: str, *, figures: str, overrides: Mapping | None = None,
-                   algorithm_params: Mapping[str, Mapping] | None = None, extra_algorithms: Sequence[str] = ()) -> dict:
+                   algorithm_params: Mapping[str, Mapping] | None = None, extra_algorithms: Sequence[str] = (),
+                   fixed_lists: Sequence[str] = ()) -> dict:
     """The configuration whose plan is a labelled variant of ``experiment``'s plan.
 
     The active fidelity's block gets ``overrides`` (after its own), the experiment section's
-    algorithm entries get ``algorithm_params`` and ``extra_algorithms`` (see
-    :func:`_rewrite_algorithms`), and the tables and figures go to ``figures``; the variant
+    algorithm entries get ``algorithm_params`` and ``extra_algorithms`` (not the lists
+    ``fixed_lists``; see :func:`_rewrite_algorithms`), and the tables and figures go to ``figures``; the variant
     declares no readings of its own.
     """
     out = copy.deepcopy(dict(config))
     fid = effective_config(config)["fidelity"]
     block = fidelity_settings(config)
     section = deep_merge(experiment_settings(config, experiment), overrides or {})
-    section = _rewrite_algorithms(section, algorithm_params or {}, extra_algorithms)
+    section = _rewrite_algorithms(section, algorithm_params or {}, extra_algorithms, fixed_lists)
     section.pop(KEY, None)
     block["overrides"] = {**(block.get("overrides") or {}), experiment: section}
     block["figures"] = figures

@@ -100,6 +100,10 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
     return s
 
 
+#: Algorithm lists restricted to PCOMP, SCOMP and SCOMP2: ``duelbench bench-all`` adds its
+#: algorithm to Figure 1 (``algorithms``), never to these.
+FIXED_ALGORITHM_LISTS = ("tradeoff.algorithms", "theory.algorithms")
+
 REQUIRED = ("seed", "horizon", "runs", "figure_runs", "runs_per_shard", "panels", "algorithms", "figure2", "tradeoff",
             "theory", "seed_rank", "lower_bound")
 
