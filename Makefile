@@ -67,7 +67,7 @@ quick: $(STAMP)
 	$(RUN) $(BIN)/snakemake --cores $(CORES) --profile config/profiles/quick $(SNAKEMAKE_ARGS)
 
 test: $(STAMP)
-	$(RUN) $(BIN)/pytest -q $(PYTEST_ARGS)
+	$(RUN) $(BIN)/pytest -q --durations=25 $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(RUN) $(BIN)/duelbench bench $(BENCH_ARGS)

@@ -157,6 +157,23 @@ def test_closure_hash_of_a_plugin_covers_the_package_modules_it_imports(tmp_path
     assert hashlib.sha256 and len(codehash.closure_hash(plugin)) == 64
 
 
+def test_a_memoised_closure_follows_an_edit_of_its_files(tmp_path):
+    """import_closure is memoised per process and revalidated by the files' stat: an edit that
+    adds an import (or changes code) is seen by the next call in the same process."""
+    plugin = tmp_path / "my_alg.py"
+    plugin.write_text("import numpy as np\n")
+    before = codehash.closure_hash(plugin)
+    assert codehash.import_closure(plugin) == [plugin.resolve()]
+    plugin.write_text("import numpy as np\nfrom duelbench.stats.kl import kl_bernoulli\n")
+    os.utime(plugin, ns=(plugin.stat().st_atime_ns, plugin.stat().st_mtime_ns + 10**9))  # a coarse clock
+    files = [codehash.module_name(f) or f.name for f in codehash.import_closure(plugin)]
+    assert "duelbench.stats.kl" in files
+    assert codehash.closure_hash(plugin) != before
+    plugin.unlink()
+    with pytest.raises(OSError):
+        codehash.import_closure(plugin)
+
+
 def test_simulation_code_hash_leaves_out_provenance_and_optionally_the_loaders():
     from duelbench.algorithms.registry import NOT_SIMULATION_CODE, get_algorithm
     from duelbench.provenance.codehash import import_closure, module_file

@@ -73,6 +73,11 @@ def module_file(name: str) -> Path | None:
 
 def module_name(path: Path) -> str | None:
     """Dotted name of a file inside the package, or None for a file outside it."""
+    return _module_name(str(path))
+
+
+@functools.lru_cache(maxsize=None)
+def _module_name(path: str) -> str | None:
     try:
         rel = Path(path).resolve().relative_to(PACKAGE_ROOT)
     except ValueError:
@@ -102,10 +107,38 @@ def _resolve(importer: Path, module: str, name: str | None, level: int) -> list[
     return [own_file] if own_file is not None else []
 
 
+#: Closures computed in this process: (paths, exclude) -> (files, their stat signature).
+_CLOSURES: dict[tuple, tuple[tuple[Path, ...], tuple]] = {}
+
+
+def _signature(files) -> tuple | None:
+    """(mtime_ns, size) of each file, None if one is gone."""
+    try:
+        return tuple((st.st_mtime_ns, st.st_size) for st in map(os.stat, files))
+    except OSError:
+        return None
+
+
 def import_closure(*paths: str | os.PathLike, exclude: tuple[str, ...] = ()) -> list[Path]:
     """The files of the import closure of the source files ``paths`` (those first, in the order
     given, then the others sorted); modules in the packages ``exclude`` (dotted names) are
-    neither included nor followed."""
+    neither included nor followed.
+
+    Memoised per process and revalidated on every call: the closure is recomputed when any of
+    its files changed (mtime or size) or is gone, so an edit that adds or drops an import is
+    followed.  (A module file created after the first call is not looked for until a file of
+    the closure changes: the process's own imports would not see it either.)
+    """
+    key = (tuple(str(p) for p in paths), tuple(exclude))
+    hit = _CLOSURES.get(key)
+    if hit is not None and _signature(hit[0]) == hit[1]:
+        return list(hit[0])
+    files = tuple(_closure(paths, exclude))
+    _CLOSURES[key] = (files, _signature(files))
+    return list(files)
+
+
+def _closure(paths, exclude) -> list[Path]:
     roots = list(dict.fromkeys(Path(p).resolve() for p in paths))
     seen = set(roots)
     todo = list(roots)

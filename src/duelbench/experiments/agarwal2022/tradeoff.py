@@ -73,7 +73,9 @@ def batch_logs(ctx: StepContext) -> None:
                 for run in range(int(s["runs"])):
                     log, eps = replay(dataset, c.algorithm, c.entry.params, T, seed, run)
                     simulated = float(f.loc[run])
-                    if not math.isclose(log.regret, simulated, rel_tol=1e-12, abs_tol=1e-9):
+                    # final_regret.csv holds 12 significant digits (experiments.aggregate): the simulated
+                    # R(T) is known to a relative 5e-12; one comparison more or less moves it by a gap
+                    if not math.isclose(log.regret, simulated, rel_tol=1e-11, abs_tol=1e-9):
                         raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {log.regret!r}, "
                                            f"the simulation {simulated!r}: the batch log is not the simulated run")
                     identity = 0.5 * float(np.dot(log.arm_comparisons, eps))
