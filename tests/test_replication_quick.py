@@ -1,6 +1,6 @@
 """The quick-fidelity build of every paper, and the checks its declared gates assert.
 
-Runs ``snakemake --profile config/profiles/quick komiyama2016 zoghi2015 wu2016 report`` in this
+Runs ``snakemake --profile config/profiles/quick komiyama2016 zoghi2015 wu2016 agarwal2022 report`` in this
 checkout (results are cached under ``results/quick``: a second run has nothing to do), then
 asserts, for each paper, that
 
@@ -28,7 +28,7 @@ from duelbench.report import manifest
 from duelbench.report.checks import load_registry, read_csv_rows
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-PAPERS = ("komiyama2016", "zoghi2015", "wu2016")
+PAPERS = ("komiyama2016", "zoghi2015", "wu2016", "agarwal2022")
 FIGURES = CHECKOUT / "results" / "quick" / "figures"
 MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
 #: Outcome of every check at the last blessed quick build (re-blessed on purpose only).
