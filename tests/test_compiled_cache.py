@@ -174,6 +174,24 @@ def test_a_memoised_closure_follows_an_edit_of_its_files(tmp_path):
         codehash.import_closure(plugin)
 
 
+def test_the_disk_cache_of_analyses_is_content_addressed(tmp_path, monkeypatch):
+    """Each file's analysis is stored under the sha256 of its bytes: a new process reuses it,
+    an edit is a new entry, a corrupt entry is recomputed, not trusted."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "cache"))
+    plugin = tmp_path / "my_alg.py"
+    plugin.write_text("import numpy as np\nx = 1\n")
+    first = codehash.closure_hash(plugin)
+    entry = codehash._store() / f"{hashlib.sha256(plugin.read_bytes()).hexdigest()}.json"
+    assert entry.is_file() and json.loads(entry.read_text())["normalised"] == "import numpy as np\nx = 1"
+    codehash._parsed.cache_clear()  # as in a new process
+    entry.write_text("{not json")
+    assert codehash.closure_hash(plugin) == first
+    plugin.write_text("import numpy as np\nx = 2\n")
+    codehash._parsed.cache_clear()
+    assert codehash.closure_hash(plugin) != first
+    assert len(list(codehash._store().glob("*.json"))) == 2
+
+
 def test_simulation_code_hash_leaves_out_provenance_and_optionally_the_loaders():
     from duelbench.algorithms.registry import NOT_SIMULATION_CODE, get_algorithm
     from duelbench.provenance.codehash import import_closure, module_file

@@ -21,7 +21,9 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
 import os
+import sys
 from pathlib import Path
 
 #: The root folder of the ``duelbench`` package (``src/duelbench``).
@@ -39,10 +41,8 @@ def _strip_docstrings(tree: ast.AST) -> ast.AST:
     return tree
 
 
-@functools.lru_cache(maxsize=None)
-def _parsed(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[str, str | None, int], ...]]:
-    """(normalised source, imports) of a file; memoised on (path, mtime, size)."""
-    text = Path(path).read_text(encoding="utf-8")
+def _analyse(text: str, path: str) -> tuple[str, tuple[tuple[str, str | None, int], ...]]:
+    """(normalised source, imports) of a module's source text."""
     tree = ast.parse(text, filename=path)
     imports = []
     for node in ast.walk(tree):
@@ -52,6 +52,41 @@ def _parsed(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[str, 
             imports.extend((node.module or "", alias.name, node.level) for alias in node.names)
     normalised = ast.unparse(_strip_docstrings(tree))
     return normalised, tuple(imports)
+
+
+def _store() -> Path:
+    """Folder of the on-disk analysis cache: ``codehash-py<major><minor>`` in ``NUMBA_CACHE_DIR``
+    when set, else in the package's ``__pycache__`` (where numba caches by default)."""
+    base = os.environ.get("NUMBA_CACHE_DIR") or str(PACKAGE_ROOT / "__pycache__")
+    return Path(base) / f"codehash-py{sys.version_info[0]}{sys.version_info[1]}"
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[str, str | None, int], ...]]:
+    """(normalised source, imports) of a file; memoised on (path, mtime, size) in the process and
+    on the sha256 of the file's bytes on disk (:func:`_store`).
+
+    The disk cache is content-addressed: an entry is the analysis of exactly those bytes by this
+    Python's ``ast`` (the folder names the version), so it can never be stale; an unreadable or
+    unwritable entry is recomputed (and a read-only location simply goes uncached).  It saves each
+    new process (every shard job) from parsing the closure again.
+    """
+    data = Path(path).read_bytes()
+    entry = _store() / f"{hashlib.sha256(data).hexdigest()}.json"
+    try:
+        cached = json.loads(entry.read_text(encoding="utf-8"))
+        return cached["normalised"], tuple((m, n, int(lv)) for m, n, lv in cached["imports"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    normalised, imports = _analyse(data.decode("utf-8"), path)
+    try:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"normalised": normalised, "imports": imports}), encoding="utf-8")
+        os.replace(tmp, entry)  # atomic: a concurrent reader sees all of an entry or none
+    except OSError:
+        pass
+    return normalised, imports
 
 
 def _parse(path: Path):
