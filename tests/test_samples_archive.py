@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -81,3 +82,23 @@ def test_archiver_refuses_a_shard_of_other_code(shard):
     open(side, "w").write(json.dumps(record))
     with pytest.raises(ValueError, match="other code"):
         samples.archive_sample_shards(root, [first])
+    assert "other code" in samples.refusal(first)
+
+
+def test_the_periodic_archiver_skips_refused_shards_and_archives_the_others(tmp_path, monkeypatch, capsys):
+    """archive_finished lists a shard a running build has yet to recompute and archives the
+    rest; the command exits 1 and names it."""
+    from duelbench.experiments import archiving
+
+    a, b = SimpleNamespace(path="a"), SimpleNamespace(path="b")
+    monkeypatch.setattr(archiving, "planned", lambda config: ({}, {}, [a, b]))
+    monkeypatch.setattr(archiving.os.path, "isfile", lambda path: True)
+    monkeypatch.setattr(archiving, "SampleSources", lambda root: type("S", (), {"status": lambda self, s: "absent"})())
+    monkeypatch.setattr(archiving, "sample_refusal", lambda s: f"{s.path}: computed by other code" if s is a else None)
+    archived = []
+    monkeypatch.setattr(archiving, "archive_sample_shards", lambda root, shards: archived.extend(shards))
+    assert archiving.archive_finished({}, tmp_path) == (0, 1, ["a: computed by other code"])
+    assert archived == [b]
+    monkeypatch.setattr(archiving, "checkout_config", lambda path: {})
+    assert archiving.main(["--archive", str(tmp_path)]) == 1
+    assert "not archived: a: computed by other code" in capsys.readouterr().err

@@ -10,7 +10,9 @@ Plans every experiment of the configuration (default: ``config/config.yaml``, pa
 and archives each simulation shard and sample shard whose results file and provenance sidecar
 exist: a simulation shard with the union of the regret kinds of the experiments that read it,
 a sample shard with all its columns.  A shard computed by other code or under another
-``requirements.lock`` is refused (the error says so); an entry already valid is left as it is.
+``requirements.lock`` (e.g. one a running build has yet to recompute) is not archived: the others
+are, the refused ones are listed on stderr and the exit status is 1; an entry already valid is
+left as it is.
 A long build runs this periodically (``workflow/scripts/archive_finished_shards.sh``) and
 commits ``archive/``, so a build stopped on one machine resumes on another.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Mapping, Sequence
 
 from duelbench.archive.store import VALID, Archive
@@ -30,6 +33,7 @@ from duelbench.engine.shards import load_shards
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
+from .samples import refusal as sample_refusal
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
     """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment
@@ -46,11 +50,16 @@ def planned(config: Mapping) -> tuple[dict, dict, list]:
     return specs, kinds, samples
 
 
-def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[int, int]:
-    """Archive every finished planned shard; returns (simulation shards, sample shards) added."""
+def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[int, int, list[str]]:
+    """Archive every finished planned shard.
+
+    Returns (simulation shards added, sample shards added, refusals): a finished shard computed
+    by other code or under another lock file (e.g. one a running build has yet to recompute) is
+    not archived, and its reason is listed; every other shard still is.
+    """
     archive = Archive(archive_root)
     specs, kinds, samples = planned(config)
-    added = 0
+    added, refused = 0, []
     for path, spec in sorted(specs.items()):
         if not (os.path.isfile(path) and os.path.isfile(path + ".json")):
             continue
@@ -60,14 +69,24 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
         if found.status == VALID:
             continue
         result = load_shards([path])
-        computed_here(path, result.algorithm)
+        try:
+            computed_here(path, result.algorithm)
+        except ValueError as exc:
+            refused.append(str(exc))
+            continue
         shard_archive.archive_result(archive, result, want)
         added += 1
     sources = SampleSources(archive_root)
-    done = [s for s in samples if os.path.isfile(s.path) and os.path.isfile(s.path + ".json")
-            and sources.status(s) != VALID]
+    done = []
+    for s in samples:
+        if os.path.isfile(s.path) and os.path.isfile(s.path + ".json") and sources.status(s) != VALID:
+            reason = sample_refusal(s)
+            if reason is None:
+                done.append(s)
+            else:
+                refused.append(reason)
     archive_sample_shards(archive_root, done)
-    return added, len(done)
+    return added, len(done), refused
 
 
 def unplanned(config: Mapping, archive_root: str | os.PathLike) -> list[str]:
@@ -132,12 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{r['planned_runs']} runs planned: {r['projected_simulation_MB']:.2f} MB when complete), "
                   f"{r['sample_MB']:.3f} MB samples; shards {dict(sorted(r['status'].items()))}")
         return 0
-    n_shards, n_samples = archive_finished(config, args.archive)
+    n_shards, n_samples, refused = archive_finished(config, args.archive)
     print(f"archived {n_shards} simulation shards and {n_samples} sample shards into {args.archive}")
-    return 0
+    for reason in refused:
+        print(f"not archived: {reason}", file=sys.stderr)
+    return 1 if refused else 0
 
 
 if __name__ == "__main__":
-    import sys
-
     sys.exit(main())

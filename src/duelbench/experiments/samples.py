@@ -187,14 +187,23 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
     archive = Archive(Path(archive_root))
     rows = []
     for shard in shards:
-        key = sample_key(shard)
-        content = read_sidecar(shard.path)["content"]
-        extra = content.get("extra", {})
-        if (extra.get("code_hash"), extra.get("lock_hash")) != (key["code"], key["lock"]):
-            raise ValueError(f"{shard.path}: computed by other code or another requirements.lock than this "
-                             "checkout's; rebuild it before archiving")
-        if content.get("output_sha256") != file_sha256(shard.path):
-            raise ValueError(f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it")
-        rows.append(archive.put(entry_path(shard), key, _read_columns(shard)))
+        reason = refusal(shard)
+        if reason is not None:
+            raise ValueError(reason)
+        rows.append(archive.put(entry_path(shard), sample_key(shard), _read_columns(shard)))
     return rows
+
+
+def refusal(shard: SampleShard) -> str | None:
+    """Why a finished sample shard cannot be archived by this checkout (other code, another
+    requirements.lock, bytes that differ from its sidecar), or None when it can."""
+    key = sample_key(shard)
+    content = read_sidecar(shard.path)["content"]
+    extra = content.get("extra", {})
+    if (extra.get("code_hash"), extra.get("lock_hash")) != (key["code"], key["lock"]):
+        return (f"{shard.path}: computed by other code or another requirements.lock than this checkout's; "
+                "rebuild it before archiving")
+    if content.get("output_sha256") != file_sha256(shard.path):
+        return f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it"
+    return None
 
