@@ -116,10 +116,12 @@ def _save(ctx: StepContext, fig, which: str) -> None:
                       seeds={"seed": int(ctx.settings["seed"])}, extra={"experiment": NAME, "figure": which})
 
 
-def _footer(s, what: str) -> str:
+def _footer(s, what: str, shown) -> str:
+    """The figure's footnote; BTM's markers are explained only where BTM is drawn."""
+    btm = any(cid == "btm" for cid, _, _ in shown)
     return (f"Agarwal et al. (2022) {what}: mean cumulative regret R(t) ± 1 s.e. over runs 0-{int(s['figure_runs']) - 1} "
-            f"(the paper's 10), T = {int(s['horizon'])}, fidelity {s['fidelity']}; BTM: one run per horizon point "
-            "(markers)")
+            f"(the paper's 10), T = {int(s['horizon'])}, fidelity {s['fidelity']}"
+            + ("; BTM: one run per horizon point (markers)" if btm else ""))
 
 
 def figure1(ctx: StepContext) -> None:
@@ -134,7 +136,7 @@ def figure1(ctx: StepContext) -> None:
         shown = [(c.id, c.entry.label, {k: v for k, v in algorithm_style(c.algorithm).items() if k != "label"})
                  for c in fig1]
         compared = {c.id for c in fig1 if c.algorithm != "btm"}
-        _save(ctx, draw_panels(regret, s, shown, compared, _footer(s, "Figure 1")), "figure1")
+        _save(ctx, draw_panels(regret, s, shown, compared, _footer(s, "Figure 1", shown)), "figure1")
 
 
 #: Line styles of Figure 2's B values, from few to many batches.
@@ -149,10 +151,12 @@ def figure2(ctx: StepContext) -> None:
     f2 = s["figure2"]
     with log_to(ctx.log):
         regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
-        colour = algorithm_style(f2["algorithm"])["color"]
-        shown = [(f"{f2['algorithm']}_b{int(B)}", f"B={int(B)}", {"color": colour, "linestyle": B_STYLES[k % 4],
-                                                                "alpha": 0.45 + 0.55 * (k + 1) / len(f2["batches"])})
+        style = algorithm_style(f2["algorithm"])
+        shown = [(f"{f2['algorithm']}_b{int(B)}", f"{style['label']}, B={int(B)}",
+                  {"color": style["color"], "linestyle": B_STYLES[k % 4],
+                   "alpha": 0.45 + 0.55 * (k + 1) / len(f2["batches"])})
                  for k, B in enumerate(sorted(f2["batches"]))]
         base = {k: v for k, v in algorithm_style(f2["baseline"]).items() if k != "label"}
         shown = [(f2["baseline"], algorithm_style(f2["baseline"])["label"], base)] + shown
-        _save(ctx, draw_panels(regret, s, shown, {cid for cid, _, _ in shown}, _footer(s, "Figure 2")), "figure2")
+        _save(ctx, draw_panels(regret, s, shown, {cid for cid, _, _ in shown}, _footer(s, "Figure 2", shown)),
+              "figure2")
