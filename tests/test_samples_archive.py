@@ -94,9 +94,14 @@ def test_the_periodic_archiver_skips_refused_shards_and_archives_the_others(tmp_
     monkeypatch.setattr(archiving, "planned", lambda config: ({}, {}, [a, b]))
     monkeypatch.setattr(archiving.os.path, "isfile", lambda path: True)
     monkeypatch.setattr(archiving, "SampleSources", lambda root: type("S", (), {"status": lambda self, s: "absent"})())
-    monkeypatch.setattr(archiving, "sample_refusal", lambda s: f"{s.path}: computed by other code" if s is a else None)
     archived = []
-    monkeypatch.setattr(archiving, "archive_sample_shards", lambda root, shards: archived.extend(shards))
+
+    def archive_sample_shards(root, shards):
+        if a in shards:
+            raise ValueError(f"{a.path}: computed by other code")
+        archived.extend(shards)
+
+    monkeypatch.setattr(archiving, "archive_sample_shards", archive_sample_shards)
     assert archiving.archive_finished({}, tmp_path) == (0, 1, ["a: computed by other code"])
     assert archived == [b]
     monkeypatch.setattr(archiving, "checkout_config", lambda path: {})

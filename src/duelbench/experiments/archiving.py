@@ -33,7 +33,6 @@ from duelbench.engine.shards import load_shards
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
-from .samples import refusal as sample_refusal
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
     """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment
@@ -77,16 +76,17 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
         shard_archive.archive_result(archive, result, want)
         added += 1
     sources = SampleSources(archive_root)
-    done = []
+    added_samples = 0
     for s in samples:
-        if os.path.isfile(s.path) and os.path.isfile(s.path + ".json") and sources.status(s) != VALID:
-            reason = sample_refusal(s)
-            if reason is None:
-                done.append(s)
-            else:
-                refused.append(reason)
-    archive_sample_shards(archive_root, done)
-    return added, len(done), refused
+        if not (os.path.isfile(s.path) and os.path.isfile(s.path + ".json")) or sources.status(s) == VALID:
+            continue
+        try:
+            archive_sample_shards(archive_root, [s])
+        except ValueError as exc:  # samples.refusal: other code, another lock file, altered bytes
+            refused.append(str(exc))
+            continue
+        added_samples += 1
+    return added, added_samples, refused
 
 
 def unplanned(config: Mapping, archive_root: str | os.PathLike) -> list[str]:

@@ -169,7 +169,9 @@ def import_closure(*paths: str | os.PathLike, exclude: tuple[str, ...] = ()) -> 
     if hit is not None and _signature(hit[0]) == hit[1]:
         return list(hit[0])
     files = tuple(_closure(paths, exclude))
-    _CLOSURES[key] = (files, _signature(files))
+    signature = _signature(files)
+    if signature is not None:  # a file vanished meanwhile: nothing to revalidate against
+        _CLOSURES[key] = (files, signature)
     return list(files)
 
 
