@@ -77,3 +77,27 @@ def test_every_paper_item_has_a_row_checked_or_not():
 
     with pytest.raises(ConfigError, match="not declared"):
         paper_items(items, {"figure9": ()})
+
+
+def test_committed_report_is_what_the_committed_outputs_give(checkout, tmp_path, monkeypatch):
+    """figures/REPORT.md is exactly the report of the committed papers (``duelbench status --report``):
+    a paper's checks.csv rebuilt without its report fails here."""
+    from duelbench.experiments.config_check import checkout_config
+    from duelbench.report.markdown import write_for_config
+
+    monkeypatch.chdir(checkout)
+    out = tmp_path / "REPORT.md"
+    inputs = write_for_config(checkout_config(fidelity="paper"), str(out), "figures/replication_status.csv",
+                              built_only=True)
+    assert sorted(str(p) for p in (checkout / "figures").glob("*/checks.csv")) == sorted(
+        str(checkout / p) for p in inputs if p.endswith("checks.csv"))
+    assert out.read_text(encoding="utf-8") == (checkout / "figures" / "REPORT.md").read_text(encoding="utf-8")
+
+
+def test_status_report_writes_only_the_workflow_report(checkout, tmp_path, capsys):
+    for path in sorted((checkout / "figures").glob("*/checks.csv")):
+        (tmp_path / path.parent.name).mkdir()
+        shutil.copy(path, tmp_path / path.parent.name / "checks.csv")
+    assert main(["--figures", str(tmp_path), "--report"]) == 2
+    assert "--figures must be 'figures'" in capsys.readouterr().err
+    assert not (tmp_path / "REPORT.md").exists()

@@ -188,6 +188,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--figures", default="figures", help="folder holding one <paper>/checks.csv per paper (default: figures)")
     p.add_argument("--out", default=None, help="output CSV (default: <figures>/replication_status.csv)")
     p.add_argument("--fidelity", default=None, help="fidelity named in the notes (default: the checks' own)")
+    p.add_argument("--report", action="store_true",
+                   help="also rewrite <figures>/REPORT.md for the papers whose checks.csv is on disk "
+                   "(the workflow's figures folder only)")
     args = p.parse_args(argv)
     paths = sorted(glob.glob(os.path.join(args.figures, "*", "checks.csv")))
     if not paths:
@@ -196,13 +199,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = args.out or os.path.join(args.figures, "replication_status.csv")
     try:
-        items = configured_items(args.fidelity or checks_fidelity(paths))
+        fidelity = args.fidelity or checks_fidelity(paths)
+        items = configured_items(fidelity)
         if _up_to_date(paths, out, args.fidelity, items):
             print(f"{out} is up to date with the checks.csv files: left as it is (and its sidecar)", file=sys.stderr)
-            return 0
-        rows = write_replication_status(paths, out, fidelity=args.fidelity, items=items)
+        else:
+            rows = write_replication_status(paths, out, fidelity=args.fidelity, items=items)
+            print(f"wrote {out}: {len(rows)} items of {len({r['paper'] for r in rows})} papers", file=sys.stderr)
+        if args.report:
+            report = _write_report(args.figures, out, fidelity)
+            print(f"{report}: papers {', '.join(sorted(p for p in configured_items(fidelity) if os.path.isfile(os.path.join(args.figures, p, 'checks.csv'))))}",
+                  file=sys.stderr)
     except (OSError, ValueError, KeyError) as exc:
         print(f"duelbench status: error: {exc}", file=sys.stderr)
         return 2
-    print(f"wrote {out}: {len(rows)} items of {len({r['paper'] for r in rows})} papers", file=sys.stderr)
     return 0
+
+
+def _write_report(figures: str, status_csv: str, fidelity: str) -> str:
+    """``<figures>/REPORT.md`` of the papers built so far (unchanged text: left as it is)."""
+    from duelbench.experiments import figures_root
+    from duelbench.experiments.config_check import checkout_config
+
+    from .markdown import write_for_config
+
+    config = checkout_config(fidelity=fidelity)
+    if os.path.realpath(figures) != os.path.realpath(figures_root(config)):
+        raise ValueError(f"--report writes the workflow's report: --figures must be {figures_root(config)!r} "
+                         f"(config/config.yaml 'figures'), not {figures!r}")
+    out = os.path.join(figures, "REPORT.md")
+    write_for_config(config, out, status_csv, built_only=True)
+    return out
