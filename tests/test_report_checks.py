@@ -77,6 +77,17 @@ def test_gates():
     assert not is_asserted("none", "paper")
 
 
+def test_interval_test_has_an_inconclusive_zone_only_with_a_declared_multiplier():
+    c = _check(test="in_interval", lower=0.6, upper=1.4)
+    assert evaluate(c, Measurement(1.0, se=0.1), "quick").outcome == "pass"
+    assert evaluate(c, Measurement(1.5, se=0.3), "quick").outcome == "fail"  # no multiplier: no zone
+    z = _check(test="in_interval", lower=0.6, upper=1.4, se_multiplier=2)
+    assert evaluate(z, Measurement(1.5, se=0.1), "quick").outcome == "inconclusive"  # 1.3 <= 1.4
+    assert evaluate(z, Measurement(1.7, se=0.1), "quick").outcome == "fail"
+    assert evaluate(z, Measurement(0.5, se=0.1), "quick").outcome == "inconclusive"
+    assert evaluate(z, Measurement(None), "quick").outcome == "inconclusive"
+
+
 def test_registry_validation_names_file_and_entry(tmp_path):
     p = tmp_path / "paper.yaml"
     p.write_text("paper: p\nchecks:\n  - id: a\n    kind: published\n    item: T\n    description: d\n"
@@ -89,6 +100,10 @@ def test_registry_validation_names_file_and_entry(tmp_path):
         load_registry(p)
     with pytest.raises(RegistryError, match="not found"):
         load_registry(tmp_path / "missing.yaml")
+    p.write_text("paper: p\nchecks:\n  - id: a\n    kind: theory\n    item: T\n    description: d\n"
+                 "    statistic: s\n    test: in_interval\n    lower: 2\n    upper: 1\n    gate: quick\n")
+    with pytest.raises(RegistryError, match="in_interval needs numbers 'lower' <= 'upper'"):
+        load_registry(p)
 
 
 def test_csv_and_status(tmp_path):

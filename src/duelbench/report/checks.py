@@ -28,6 +28,9 @@ Tests (``TESTS``):
 * ``greater_than`` / ``less_than``: pass iff ``x > threshold`` / ``x < threshold`` where
   ``threshold`` is the declared ``threshold`` (else ``published``).
 * ``true``: a boolean claim; pass iff the measurement is true.
+* ``in_interval``: a prediction "x lies in [lower, upper]" (e.g. a fitted slope); pass iff
+  ``lower ≤ x ≤ upper``; outside it, inconclusive while ``[x − z·se, x + z·se]`` (``z`` =
+  ``se_multiplier``, default 0) still meets the interval, else fail.
 * ``less_mean_welch``: paired samples ``a`` (runs of A) and ``b`` (runs of B); the claim is
   "mean A < mean B".  One-sided Welch t-test at level ``alpha``: pass if significant in the
   claimed direction, fail if significant in the opposite direction, else inconclusive.
@@ -59,7 +62,7 @@ from duelbench.provenance.sidecar import atomic_write
 KINDS = ("published", "theory", "regression")
 GATES = ("quick", "full", "none")
 OUTCOMES = ("pass", "fail", "inconclusive")
-TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true",
+TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true", "in_interval",
          "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired", "ratio_less_paired")
 #: Two-sample tests: their measurement carries the per-run samples ``a`` and ``b``.
 SAMPLE_TESTS = ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch", "less_mean_paired",
@@ -160,6 +163,9 @@ def load_registry(path) -> dict:
             raise RegistryError(f"{where}: test {c['test']} needs 'published' and 'tolerance'")
         if c["test"] in ("greater_than", "less_than") and c.get("threshold", c.get("published")) is None:
             raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
+        if c["test"] == "in_interval" and not (isinstance(c.get("lower"), (int, float))
+                                               and isinstance(c.get("upper"), (int, float)) and c["lower"] <= c["upper"]):
+            raise RegistryError(f"{where}: test in_interval needs numbers 'lower' <= 'upper'")
         if c["test"] in ("ratio_less_welch", "ratio_less_paired") and "factor" not in c:
             raise RegistryError(f"{where}: test {c['test']} needs 'factor'")
     errata = doc.get("errata", [])
@@ -239,6 +245,12 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
     if x is None:
         return CheckResult(dict(check), "inconclusive", None, m.evidence or "not computed at this fidelity", fidelity,
                            asserted)
+    if test == "in_interval":
+        lo, hi, x = float(check["lower"]), float(check["upper"]), float(x)
+        z = float(check.get("se_multiplier", 0.0)) * float(m.se or 0.0)
+        outcome = "pass" if lo <= x <= hi else "inconclusive" if (x - z <= hi and x + z >= lo) else "fail"
+        ev = (m.evidence + "; " if m.evidence else "") + (f"s.e. {m.se:.3g}" if m.se is not None else "")
+        return CheckResult(dict(check), outcome, x, ev.rstrip("; "), fidelity, asserted)
     if test == "true":
         ok = bool(x)
     elif test == "abs_tolerance":
