@@ -18,7 +18,7 @@ into a maximum, and Eq. (6) becomes the single LP
           Σ_{e′ ∈ E_j ∩ G_X} x_{e′} = 1 ∀j,   Σ_{e′ ∈ G_X, e′ ∋ c} x_{e′} ≤ 1 ∀c,
           0 ≤ x ≤ 1,  v ≥ 0,  u free,
 
-solved by HiGHS through :func:`scipy.optimize.linprog`.  This oracle is exact (``ε = 0``, so it
+solved by HiGHS (``highspy``, the solver behind :func:`scipy.optimize.linprog`, called directly).  This oracle is exact (``ε = 0``, so it
 is an ``O_ε`` for every ``ε``) and is the suite's reference for the FPTAS and the exhaustive
 oracle.
 
@@ -37,8 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
+from scipy.sparse import csc_matrix
 
 from .instance import BipartiteInstance
 from .matching import _allowed, mwmc
@@ -75,31 +74,54 @@ def lp_oracle(inst: BipartiteInstance, A1: Iterable[int], R1: Iterable[int], A2:
         return OracleSolution(np.inf, None)
     Q = np.asarray(Q, dtype=np.float64)
     nx, ell, n = len(X), inst.ell, inst.n
-    # variables: x (nx), u (ell), v (n); linprog minimises, so the objective is negated
-    c = np.concatenate([np.zeros(nx), -np.ones(ell), np.ones(n)])
-    # one row per e in Y: u_{s(e)} - v_{c(e)} - (1/ell) sum_{e' in X} Q[e', e] x_{e'} <= 0
-    rows_y = np.arange(len(Y))
+    # variables: x (nx), u (ell), v (n); rows: one per e in Y, one per candidate, one per position
+    #   u_{s(e)} - v_{c(e)} - (1/ell) sum_{e' in X} Q[e', e] x_{e'} <= 0        (e in Y)
+    #   sum_{e' in X at c} x_{e'} <= 1                                          (candidates)
+    #   sum_{e' in X at j} x_{e'} = 1                                           (positions)
     qx = -Q[np.ix_(X, Y)].T / ell  # (|Y|, nx)
     r_i, r_j = np.nonzero(qx)
-    data = [qx[r_i, r_j], np.ones(len(Y)), -np.ones(len(Y))]
-    ii = [r_i, rows_y, rows_y]
-    jj = [r_j, nx + inst.position[Y], nx + ell + inst.candidate[Y]]
-    # candidate capacity: sum of x at c <= 1
-    cand = inst.candidate[X]
-    data.append(np.ones(nx))
-    ii.append(len(Y) + cand)
-    jj.append(np.arange(nx))
-    A_ub = coo_matrix((np.concatenate(data), (np.concatenate(ii), np.concatenate(jj))),
-                      shape=(len(Y) + n, nx + ell + n)).tocsr()
-    b_ub = np.concatenate([np.zeros(len(Y)), np.ones(n)])
-    A_eq = coo_matrix((np.ones(nx), (inst.position[X], np.arange(nx))), shape=(ell, nx + ell + n)).tocsr()
-    bounds = [(0.0, 1.0)] * nx + [(None, None)] * ell + [(0.0, None)] * n
-    res = linprog(c, A_ub=A_ub, b_ub=b_ub, A_eq=A_eq, b_eq=np.ones(ell), bounds=bounds, method="highs")
-    if res.status != 0:
-        raise RuntimeError(f"{inst.name!r}: the Condorcet-oracle LP ended with status {res.status}: {res.message}")
+    ny = len(Y)
+    rows = np.concatenate([r_i, np.arange(ny), np.arange(ny), ny + inst.candidate[X], ny + n + inst.position[X]])
+    cols = np.concatenate([r_j, nx + inst.position[Y], nx + ell + inst.candidate[Y], np.arange(nx), np.arange(nx)])
+    vals = np.concatenate([qx[r_i, r_j], np.ones(ny), -np.ones(ny), np.ones(nx), np.ones(nx)])
+    A = csc_matrix((vals, (rows, cols)), shape=(ny + n + ell, nx + ell + n))
+    lower = np.concatenate([np.full(ny + n, -np.inf), np.ones(ell)])
+    upper = np.concatenate([np.zeros(ny), np.ones(n), np.ones(ell)])
+    cost = np.concatenate([np.zeros(nx), -np.ones(ell), np.ones(n)])  # minimise the negated objective
+    col_lower = np.concatenate([np.zeros(nx), np.full(ell, -np.inf), np.zeros(n)])
+    col_upper = np.concatenate([np.ones(nx), np.full(ell + n, np.inf)])
+    value, solution = _solve(cost, col_lower, col_upper, A, lower, upper, inst.name)
     x = np.zeros(inst.m)
-    x[X] = res.x[:nx]
-    return OracleSolution(float(-res.fun), x)
+    x[X] = solution[:nx]
+    return OracleSolution(-value, x)
+
+
+def _solve(cost, col_lower, col_upper, A, row_lower, row_upper, name: str) -> tuple[float, np.ndarray]:
+    """Minimise ``cost · z`` subject to ``row_lower ≤ A z ≤ row_upper`` and the column bounds with
+    HiGHS, through ``highspy`` directly (scipy's ``linprog`` wrapper costs several times the
+    solve on these small LPs); returns (optimal value, z)."""
+    import highspy
+
+    inf = highspy.kHighsInf
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = A.shape[1], A.shape[0]
+    lp.col_cost_ = cost
+    lp.col_lower_ = np.where(np.isfinite(col_lower), col_lower, -inf)
+    lp.col_upper_ = np.where(np.isfinite(col_upper), col_upper, inf)
+    lp.row_lower_ = np.where(np.isfinite(row_lower), row_lower, -inf)
+    lp.row_upper_ = np.where(np.isfinite(row_upper), row_upper, inf)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = A.indptr
+    lp.a_matrix_.index_ = A.indices
+    lp.a_matrix_.value_ = A.data
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.passModel(lp)
+    h.run()
+    status = h.getModelStatus()
+    if status != highspy.HighsModelStatus.kOptimal:
+        raise RuntimeError(f"{name!r}: the Condorcet-oracle LP ended with status {h.modelStatusToString(status)}")
+    return float(h.getInfo().objective_function_value), np.array(h.getSolution().col_value)
 
 
 def lp_value(inst: BipartiteInstance, A1: Iterable[int], R1: Iterable[int], A2: Iterable[int],
