@@ -9,24 +9,10 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
+from _cpe_random import random_instance as _instance
 from duelbench.cpe.instance import BipartiteInstance
 from duelbench.cpe.matching import (MatchingCounter, best_other_than, enumerate_matchings, g_prime,
                                     matching_weight, mwmc, to_g)
-
-
-def _instance(n, ell, rng, density=1.0, name="test"):
-    while True:
-        edges = [(c, s) for s in range(ell) for c in range(n) if rng.random() < density]
-        pos = np.array([s for _, s in edges])
-        P = np.where(pos[:, None] == pos[None, :], 0.5, 0.0)
-        for i, j in itertools.combinations(range(len(edges)), 2):
-            if pos[i] == pos[j]:
-                P[i, j] = rng.random()
-                P[j, i] = 1 - P[i, j]
-        try:
-            return BipartiteInstance(n, ell, edges, P, name)
-        except ValueError:
-            continue  # no position-saturating matching: draw again
 
 
 def _brute_force(n, ell, edges, forced=(), forbidden=()):

@@ -12,6 +12,7 @@ import pytest
 from duelbench.cpe.exhaustive import exhaustive_oracle, exhaustive_value, payoff_matrix
 from duelbench.cpe.fptas import (_LinearMinimiser, condorcet_fptas, fptas_oracle, fptas_value, fw_project,
                                  paper_budget, step_size)
+from _cpe_random import random_instance
 from duelbench.cpe.instance import BipartiteInstance
 from duelbench.cpe.matching import enumerate_matchings, matching_weight, mwmc
 from duelbench.cpe.oracles import lp_value
@@ -21,14 +22,7 @@ SHAPES = [(3, 2), (4, 2), (4, 3), (5, 3)]
 
 def _complete(n, ell, rng):
     """``K_{n,ℓ}`` (every candidate joined to every position) with a random ``P``."""
-    edges = [(c, s) for s in range(ell) for c in range(n)]
-    pos = np.array([s for _, s in edges])
-    P = np.where(pos[:, None] == pos[None, :], 0.5, 0.0)
-    for i, j in itertools.combinations(range(len(edges)), 2):
-        if pos[i] == pos[j]:
-            P[i, j] = rng.random()
-            P[j, i] = 1 - P[i, j]
-    return BipartiteInstance(n, ell, edges, P, f"K_{n},{ell}")
+    return random_instance(n, ell, rng, name=f"K_{n},{ell}")
 
 
 def _perturbed(inst, rng):

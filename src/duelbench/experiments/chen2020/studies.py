@@ -427,18 +427,6 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def pac(ctx: StepContext) -> None:
-    """Step ``pac``: ``pac.csv`` and its figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = pac_table(s, load_cells(ctx, "pac"))
-        write_csv(ctx.output.csv, PAC_COLUMNS, rows)
-        _save(draw_pac(rows, s), ctx)
-        print(f"pac: {len(rows)} cells -> {ctx.output.csv}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.png, ctx.output.pdf], t, {"cells": len(rows)})
-
 
 # --------------------------------------------------------------------------------------------
 # X2: Theorems 1-2, samples against hardness
@@ -534,20 +522,6 @@ def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def hardness_step(ctx: StepContext) -> None:
-    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows, fits = hardness_table(s, load_cells(ctx, "hardness"))
-        write_csv(ctx.output.csv, HARDNESS_COLUMNS, rows)
-        write_csv(ctx.output.fits, FIT_COLUMNS, fits)
-        _save(draw_hardness(rows, fits, s), ctx)
-        for f in fits:
-            print(f"hardness {f['part']}: {_slope_text(f)}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.fits, ctx.output.png, ctx.output.pdf], t, {"cells": len(rows)})
-
 
 # --------------------------------------------------------------------------------------------
 # X3: Theorem 2, final epochs of CLUCB-Borda-Exact
@@ -641,19 +615,6 @@ def draw_epochs(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
     fig.tight_layout()
     return fig
 
-
-def epochs(ctx: StepContext) -> None:
-    """Step ``epochs``: ``epochs.csv`` and its figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        loaded = load_cells(ctx, "epochs")
-        rows = epochs_table(s, loaded)
-        write_csv(ctx.output.csv, EPOCH_COLUMNS, rows)
-        _save(draw_epochs(rows, loaded, s), ctx)
-        print(f"epochs: {len(rows)} cells -> {ctx.output.csv}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.png, ctx.output.pdf], t, {"cells": len(rows)})
 
 
 # --------------------------------------------------------------------------------------------
@@ -751,18 +712,6 @@ def draw_oracles(rows: Sequence[Mapping], s: Mapping):
     fig.tight_layout()
     return fig
 
-
-def oracles(ctx: StepContext) -> None:
-    """Step ``oracles``: ``oracles.csv`` and its figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = oracles_table(s, load_cells(ctx, "oracles"))
-        write_csv(ctx.output.csv, ORACLE_COLUMNS, rows)
-        _save(draw_oracles(rows, s), ctx)
-        print(f"oracles: {len(rows)} rows -> {ctx.output.csv}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.png, ctx.output.pdf], t, {"rows": len(rows)})
 
 
 # --------------------------------------------------------------------------------------------
@@ -881,20 +830,6 @@ def draw_car_cond(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def car_cond(ctx: StepContext) -> None:
-    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows, fits = car_cond_table(s, load_cells(ctx, "car_cond"))
-        write_csv(ctx.output.csv, CAR_COLUMNS, rows)
-        write_csv(ctx.output.fits, CAR_FIT_COLUMNS, fits)
-        _save(draw_car_cond(rows, fits, s), ctx)
-        for f in fits:
-            print(f"car_cond: {_slope_text(f)}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.fits, ctx.output.png, ctx.output.pdf], t, {"cells": len(rows)})
-
 
 # --------------------------------------------------------------------------------------------
 # X7: Theorem 5 (CAR-Parallel against CAR-Cond)
@@ -986,20 +921,55 @@ def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def parallel(ctx: StepContext) -> None:
-    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure (+ sidecars)."""
+def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=None, with_loaded=False) -> None:
+    """The body of every study step: ``table(settings, loaded)`` gives the rows (and the fits
+    when ``fit_columns``), written as ``csv`` (and ``fits``), then ``draw`` makes the figure
+    (``png``, ``pdf``); one sidecar per output."""
     from duelbench.provenance.sidecar import Timer
 
     s = ctx.settings
     with log_to(ctx.log), Timer() as t:
-        rows, fits = parallel_table(s, load_cells(ctx, "parallel"))
-        write_csv(ctx.output.csv, PARALLEL_COLUMNS, rows)
-        write_csv(ctx.output.fits, PARALLEL_FIT_COLUMNS, fits)
-        _save(draw_parallel(rows, fits, s), ctx)
-        for f in fits:
-            print(f"parallel {f['instance']} {f['algorithm']}: slope {f['slope']}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.fits, ctx.output.png, ctx.output.pdf], t, {"cells": len(rows)})
+        loaded = load_cells(ctx, study)
+        out = table(s, loaded)
+        rows, fits = out if fit_columns else (out, None)
+        write_csv(ctx.output.csv, columns, rows)
+        files = [ctx.output.csv]
+        if fit_columns:
+            write_csv(ctx.output.fits, fit_columns, fits)
+            files.append(ctx.output.fits)
+        args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
+        _save(draw(*args, s), ctx)
+        print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
+        for f in fits or ():
+            print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
+    sidecars(ctx, files + [ctx.output.png, ctx.output.pdf], t, {"rows": len(rows)})
 
 
-#: The step functions under the names of :mod:`duelbench.experiments.chen2020` (``studies:<study>``).
-hardness = hardness_step
+def pac(ctx: StepContext) -> None:
+    """Step ``pac``: ``pac.csv`` and its figure (+ sidecars)."""
+    _study_step(ctx, "pac", pac_table, PAC_COLUMNS, draw_pac)
+
+
+def hardness(ctx: StepContext) -> None:
+    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure (+ sidecars)."""
+    _study_step(ctx, "hardness", hardness_table, HARDNESS_COLUMNS, draw_hardness, FIT_COLUMNS)
+
+
+def epochs(ctx: StepContext) -> None:
+    """Step ``epochs``: ``epochs.csv`` and its figure (+ sidecars)."""
+    _study_step(ctx, "epochs", epochs_table, EPOCH_COLUMNS, draw_epochs, with_loaded=True)
+
+
+def oracles(ctx: StepContext) -> None:
+    """Step ``oracles``: ``oracles.csv`` and its figure (+ sidecars)."""
+    _study_step(ctx, "oracles", oracles_table, ORACLE_COLUMNS, draw_oracles)
+
+
+def car_cond(ctx: StepContext) -> None:
+    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure (+ sidecars)."""
+    _study_step(ctx, "car_cond", car_cond_table, CAR_COLUMNS, draw_car_cond, CAR_FIT_COLUMNS)
+
+
+def parallel(ctx: StepContext) -> None:
+    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure (+ sidecars)."""
+    _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
