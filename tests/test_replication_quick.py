@@ -28,7 +28,7 @@ from duelbench.report import manifest
 from duelbench.report.checks import load_registry, read_csv_rows
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-PAPERS = ("komiyama2016", "zoghi2015", "wu2016", "agarwal2022")
+PAPERS = ("komiyama2016", "zoghi2015", "wu2016", "agarwal2022", "chen2020")
 FIGURES = CHECKOUT / "results" / "quick" / "figures"
 MANIFEST = CHECKOUT / "tests" / "data" / "quick_outputs.sha256"
 #: Outcome of every check at the last blessed quick build (re-blessed on purpose only).
