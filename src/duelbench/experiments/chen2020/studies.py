@@ -307,10 +307,12 @@ def _figure(nrows: int, ncols: int, size: tuple[float, float]):
     return fig, axes
 
 
-def _save(fig, ctx: StepContext) -> None:
-    from ..plotting import save_figure
-
-    save_figure(fig, [ctx.output.pdf, ctx.output.png])
+def _delta_diagonal(axis, rows: Sequence[Mapping], label: str) -> None:
+    """The line y = δ over the rows' δ range: the error rate a theorem allows."""
+    deltas = sorted({r["delta"] for r in rows})
+    if deltas:
+        grid = np.geomspace(min(deltas) * 0.8, max(deltas) * 1.25, 20)
+        axis.plot(grid, grid, color="#555555", lw=1.2, label=label)
 
 
 def _fit_line(ax, x, fit: Mapping, colour: str, label: str, log: bool = True) -> None:
@@ -404,10 +406,7 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
             bx.plot(d, [r["N1_prime"] for r in sub], color=colour[inst], ls=":", marker="_", ms=10, lw=0.8, alpha=0.8)
     bounds = [bx.plot([], [], color="#555555", ls="--", marker="_", ms=10, label="N1 (Eq. 10)")[0],
               bx.plot([], [], color="#555555", ls=":", marker="_", ms=10, label="N1' (Eq. 9)")[0]]
-    deltas = sorted({r["delta"] for r in rows})
-    if deltas:
-        grid = np.geomspace(min(deltas) * 0.8, max(deltas) * 1.25, 20)
-        ax.plot(grid, grid, color="#555555", lw=1.2, label="y = delta (Theorem 1's bound)")
+    _delta_diagonal(ax, rows, "y = delta (Theorem 1's bound)")
     ax.set_xscale("log")
     ax.set_xlabel("delta")
     ax.set_ylabel("share of runs with B(Out) < B(M*) - eps")
@@ -813,10 +812,7 @@ def draw_car_cond(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
         bx.errorbar(d, rate, yerr=[rate - lo, hi - rate], color=colour[inst], marker=marker[label], ms=5, capsize=2,
                     ls="-" if label == "declared" else "none", mfc=colour[inst] if label == "declared" else "white",
                     label=inst + ("" if label == "declared" else f" [{label}]"))
-    deltas = sorted({r["delta"] for r in rows})
-    if deltas:
-        grid = np.geomspace(min(deltas) * 0.8, max(deltas) * 1.25, 20)
-        bx.plot(grid, grid, color="#555555", lw=1.2, label="y = delta")
+    _delta_diagonal(bx, rows, "y = delta")
     bx.set_xscale("log")
     bx.set_xlabel("delta")
     bx.set_ylabel("share of runs without the Condorcet winner")
@@ -927,6 +923,8 @@ def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=
     (``png``, ``pdf``); one sidecar per output."""
     from duelbench.provenance.sidecar import Timer
 
+    from ..plotting import save_figure
+
     s = ctx.settings
     with log_to(ctx.log), Timer() as t:
         loaded = load_cells(ctx, study)
@@ -938,7 +936,7 @@ def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=
             write_csv(ctx.output.fits, fit_columns, fits)
             files.append(ctx.output.fits)
         args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
-        _save(draw(*args, s), ctx)
+        save_figure(draw(*args, s), [ctx.output.pdf, ctx.output.png])
         print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
         for f in fits or ():
             print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
