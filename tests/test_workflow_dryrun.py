@@ -118,11 +118,18 @@ def test_cli_config_combines_with_profile(tmp_path):
     assert shards and all(s.startswith("elsewhere/quick/") for s in shards)
 
 
-def test_slurm_profile_parses():
+def test_slurm_profile_parses(tmp_path):
+    """The profile names only rules the workflow has (a misspelt rule in set-resources or
+    groups would be ignored silently), asks for one CPU per job, and bundles shards."""
     text = (PROFILES / "slurm" / "config.yaml").read_text()
     prof = yaml.safe_load(text)
     assert prof["executor"] == "slurm"
     assert prof["default-resources"]["runtime"] > 0 and prof["default-resources"]["mem_mb"] > 0
+    assert prof["cores"] == 1 and prof["default-resources"]["cpus_per_task"] == 1
+    rules = set(snakemake(tmp_path, "--list-rules").stdout.split())
+    named = set(prof["set-resources"]) | set(prof["groups"])
+    assert named <= rules, named - rules
+    assert set(prof["groups"].values()) == set(prof["group-components"]) == {"shards"}
 
 
 def test_mslr_datasets_depend_on_the_data_rule(tmp_path):

@@ -123,13 +123,14 @@ def shard_spec(wildcards):
 
 
 def shard_runtime(wildcards):
-    """Generous SLURM time limit in minutes (local runs ignore it): assumes ≥ 3,300 steps/s.
+    """SLURM time limit in minutes (local runs ignore it): 10 min plus 1 min per 2e6 steps,
+    that is at least 3x the CPU time of the slowest algorithm measured at paper fidelity
+    (about 115,000 steps per CPU-second: ECW-RMED at K = 64).
 
-    Override with --set-resources simulate_shard:runtime=...; keep shards short on clusters
-    with a small runs_per_shard.
+    Override with --set-resources simulate_shard:runtime=...
     """
     steps = int(wildcards.horizon) * (int(wildcards.b) - int(wildcards.a))
-    return 10 + steps // 200_000
+    return 10 + steps // 2_000_000
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,6 +76,10 @@ try:
 except (dbx.ConfigError, ValueError) as _exc:
     raise WorkflowError(f"invalid bench_all configuration: {_exc}") from None
 
+#: On a cluster, the steps of one experiment (seconds each) run as one job: jobs of a group
+#: that depend on each other are submitted together. Local runs ignore groups.
+STEP_GROUP = "steps"
+
 # One rule per step of every plan: `<paper>_<step>` for the declared reading,
 # `<paper>__<reading>__<step>` for each reading variant (its outputs under readings/<id>/, not in
 # the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
@@ -112,6 +116,8 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
             message:
                 _step.message or f"{_logs}: {_step.name}"
             threads: 1
+            group:
+                STEP_GROUP
             script:
                 "../scripts/step.py"
 
