@@ -104,6 +104,6 @@ def test_the_periodic_archiver_skips_refused_shards_and_archives_the_others(tmp_
     monkeypatch.setattr(archiving, "archive_sample_shards", archive_sample_shards)
     assert archiving.archive_finished({}, tmp_path) == (0, 1, ["a: computed by other code"])
     assert archived == [b]
-    monkeypatch.setattr(archiving, "checkout_config", lambda path: {})
+    monkeypatch.setattr(archiving, "checkout_config", lambda path, fidelity=None: {})
     assert archiving.main(["--archive", str(tmp_path)]) == 1
     assert "not archived: a: computed by other code" in capsys.readouterr().err

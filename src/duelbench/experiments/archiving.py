@@ -6,8 +6,10 @@
     python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] --report   # per paper
     python -m duelbench.experiments.archiving [--archive DIR] [--config FILE] --prune    # drop unplanned
 
-Plans every experiment of the configuration (default: ``config/config.yaml``, paper fidelity)
-and archives each simulation shard and sample shard whose results file and provenance sidecar
+Plans every experiment of the configuration (default: ``config/config.yaml``) at each archived
+fidelity (``ARCHIVED_FIDELITIES``: the paper build, and the quick build that CI runs, so that CI
+reads the quick simulations instead of recomputing them while their code is unchanged; ``--fidelity``
+picks others) and archives each simulation shard and sample shard whose results file and provenance sidecar
 exist: a simulation shard with the union of the regret kinds of the experiments that read it,
 a sample shard with all its columns.  A shard computed by other code or under another
 ``requirements.lock`` (e.g. one a running build has yet to recompute) is not archived: the others
@@ -33,6 +35,12 @@ from duelbench.engine.shards import load_shards
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
+
+#: The fidelities whose shards the archive holds: the paper-fidelity figures, and the quick
+#: build of every paper that CI runs (``tests/test_replication_quick.py``). Smoke shards take
+#: seconds and are never archived.
+ARCHIVED_FIDELITIES = ("paper", "quick")
+
 
 def planned(config: Mapping) -> tuple[dict, dict, list]:
     """(shard path -> spec, shard path -> kinds, sample shards) over every configured experiment
@@ -89,12 +97,16 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
     return added, added_samples, refused
 
 
-def unplanned(config: Mapping, archive_root: str | os.PathLike) -> list[str]:
-    """Archive entries no plan of ``config`` (declared readings and reading variants) reads:
-    e.g. after an algorithm's parameters changed, the entries under its old parameter hash."""
-    specs, _, samples = planned(config)
-    wanted = {shard_archive.entry_path(s.dataset, s.algorithm, s.params, s.horizon, s.run_start, s.run_stop, s.seed)
-              for s in specs.values()} | {entry_path(s) for s in samples}
+def unplanned(configs: Sequence[Mapping], archive_root: str | os.PathLike) -> list[str]:
+    """Archive entries no plan of any of ``configs`` (one per archived fidelity; declared
+    readings and reading variants) reads: e.g. after an algorithm's parameters changed, the
+    entries under its old parameter hash."""
+    wanted = set()
+    for config in configs:
+        specs, _, samples = planned(config)
+        wanted |= {shard_archive.entry_path(s.dataset, s.algorithm, s.params, s.horizon, s.run_start, s.run_stop,
+                                            s.seed) for s in specs.values()}
+        wanted |= {entry_path(s) for s in samples}
     return sorted(set(Archive(archive_root).manifest()) - wanted)
 
 
@@ -136,26 +148,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--report", action="store_true", help="per experiment: archive status and size, add nothing")
     parser.add_argument("--prune", action="store_true",
                         help="remove the entries no plan of the configuration reads (listed first), add nothing")
+    parser.add_argument("--fidelity", action="append", metavar="NAME",
+                        help=f"a fidelity to plan (repeatable; default: {', '.join(ARCHIVED_FIDELITIES)})")
     args = parser.parse_args(argv)
-    config = checkout_config(args.config)
+    fidelities = args.fidelity or list(ARCHIVED_FIDELITIES)
+    configs = {f: checkout_config(args.config, fidelity=f) for f in fidelities}
     if args.prune:
-        gone = unplanned(config, args.archive)
+        gone = unplanned(list(configs.values()), args.archive)
         for path in gone:
             print(f"unplanned: {path}")
         Archive(args.archive).remove(gone)
         print(f"removed {len(gone)} unplanned entries from {args.archive}")
         return 0
     if args.report:
-        for r in paper_report(config, args.archive):
-            print(f"{r['experiment']}: {r['simulation_MB']:.3f} MB simulation ({r['bytes_per_run']:.0f} bytes per run, "
-                  f"{r['planned_runs']} runs planned: {r['projected_simulation_MB']:.2f} MB when complete), "
-                  f"{r['sample_MB']:.3f} MB samples; shards {dict(sorted(r['status'].items()))}")
+        for fidelity, config in configs.items():
+            for r in paper_report(config, args.archive):
+                print(f"{r['experiment']} ({fidelity}): {r['simulation_MB']:.3f} MB simulation "
+                      f"({r['bytes_per_run']:.0f} bytes per run, {r['planned_runs']} runs planned: "
+                      f"{r['projected_simulation_MB']:.2f} MB when complete), {r['sample_MB']:.3f} MB samples; "
+                      f"shards {dict(sorted(r['status'].items()))}")
         return 0
-    n_shards, n_samples, refused = archive_finished(config, args.archive)
-    print(f"archived {n_shards} simulation shards and {n_samples} sample shards into {args.archive}")
-    for reason in refused:
-        print(f"not archived: {reason}", file=sys.stderr)
-    return 1 if refused else 0
+    status = 0
+    for fidelity, config in configs.items():
+        n_shards, n_samples, refused = archive_finished(config, args.archive)
+        print(f"archived {n_shards} simulation shards and {n_samples} sample shards ({fidelity}) into {args.archive}")
+        for reason in refused:
+            print(f"not archived: {reason}", file=sys.stderr)
+        status = status or (1 if refused else 0)
+    return status
 
 
 if __name__ == "__main__":
