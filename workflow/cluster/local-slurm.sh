@@ -12,7 +12,8 @@
 # scancel) find the cluster through SLURM_CONF; the one file written outside DIR is the link
 # /etc/slurm/slurm.conf -> DIR/slurm.conf, because the executor plugin's job step removes every
 # SLURM_* variable before it calls `srun` inside a job, so srun reads the default location.
-# `start` refuses to replace an /etc/slurm/slurm.conf it did not write; `stop` removes the link.
+# `start` refuses to replace an /etc/slurm/slurm.conf it did not write, or the link of another
+# local cluster that is still running; `stop` removes the link.
 #
 # The node has this machine's CPUs (nproc) and memory; one partition `local`. Choices the
 # machine imposes: ProctrackType=proctrack/linuxproc and TaskPlugin=task/none (no cgroups in a
@@ -112,8 +113,17 @@ wait_until() { # wait_until SECONDS WHAT COMMAND...: poll COMMAND each half seco
 ETC_CONF=/etc/slurm/slurm.conf
 
 link_conf() {
-    if [[ -e $ETC_CONF || -L $ETC_CONF ]] && [[ $(readlink "$ETC_CONF") != "$DIR/slurm.conf" ]]; then
-        fail "$ETC_CONF exists and is not this script's link to $DIR/slurm.conf: this machine has a SLURM configuration of its own (use its cluster, or move the file away)"
+    local target other
+    if [[ -L $ETC_CONF ]]; then
+        target=$(readlink "$ETC_CONF")
+        other=$(dirname "$target")
+        if [[ $target != "$DIR/slurm.conf" && $target == */slurm.conf && -f $other/slurmctld.pid ]] &&
+            kill -0 "$(cat "$other/slurmctld.pid")" 2>/dev/null; then
+            fail "another local cluster is running from $other (stop it first: $0 stop $other)"
+        fi
+        # else: the link of a stopped (or crashed) local cluster: replaced below
+    elif [[ -e $ETC_CONF ]]; then
+        fail "$ETC_CONF exists and is not a link written by this script: this machine has a SLURM configuration of its own (use its cluster, or move the file away)"
     fi
     mkdir -p "$(dirname "$ETC_CONF")"
     ln -sfn "$DIR/slurm.conf" "$ETC_CONF" ||
