@@ -63,7 +63,7 @@ def _can_install() -> bool:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    """A running one-node cluster: its environment (SLURM_CONF), stopped at the end."""
+    """A running one-node cluster: its SLURM_CONF and its daemons' log folder; stopped at the end."""
     installed = all(shutil.which(c) for c in ("slurmctld", "slurmd", "munged", "sbatch", "squeue"))
     if not installed and not _in_ci() and not _can_install():
         pytest.skip("SLURM is not installed and cannot be installed here (needs root and apt-get); "
@@ -73,12 +73,17 @@ def cluster(tmp_path_factory):
            "DUELBENCH_SLURMCTLD_PORT": str(_free_port()), "DUELBENCH_SLURMD_PORT": str(_free_port())}
     start = subprocess.run([str(SCRIPT), "start"], env=env, capture_output=True, text=True, timeout=600)
     if start.returncode != 0:
-        logs = "\n".join(f"--- {p.name}\n{p.read_text()[-3000:]}" for p in sorted((state / "log").glob("*.log")))
-        raise AssertionError(f"the local SLURM cluster did not start:\n{start.stdout}\n{start.stderr}\n{logs}")
+        raise AssertionError(f"the local SLURM cluster did not start:\n{start.stdout}\n{start.stderr}\n"
+                             f"{_tails(sorted((state / 'log').glob('*.log')))}")
     try:
-        yield {"SLURM_CONF": str(state / "slurm.conf")}
+        yield {"SLURM_CONF": str(state / "slurm.conf"), "logs": state / "log"}
     finally:
         subprocess.run([str(SCRIPT), "stop"], env=env, capture_output=True, text=True, timeout=120)
+
+
+def _tails(paths, chars: int = 3000) -> str:
+    """The ends of log files, for a failure message (CI shows nothing else of the cluster)."""
+    return "\n".join(f"--- {p}\n{p.read_text(errors='replace')[-chars:]}" for p in paths)
 
 
 def _digests(root: Path) -> dict[str, str]:
@@ -102,9 +107,13 @@ def builds(cluster, tmp_path_factory):
     proc = subprocess.run(
         [SNAKEMAKE, "--profile", "config/profiles/slurm", "--configfile", "config/profiles/smoke/fidelity.yaml",
          *LOCAL_CLUSTER_ARGS, "--", TARGET],
-        cwd=remote, env={**snakemake_env(), **cluster}, capture_output=True, text=True, timeout=1200)
+        cwd=remote, env={**snakemake_env(), "SLURM_CONF": cluster["SLURM_CONF"]}, capture_output=True, text=True,
+        timeout=1200)
     wall = time.monotonic() - started
-    assert proc.returncode == 0, f"the SLURM build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
+    if proc.returncode != 0:
+        job_logs = sorted((remote / ".snakemake" / "slurm_logs").rglob("*.log"))
+        raise AssertionError(f"the SLURM build failed:\n{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}\n"
+                             f"{_tails(job_logs)}\n{_tails(sorted(cluster['logs'].glob('*.log')))}")
     return local, remote, wall
 
 
@@ -121,7 +130,8 @@ def test_the_slurm_build_equals_the_local_build(builds):
 def test_every_job_ran_through_slurm_and_completed(builds, cluster):
     """The cluster is this module's own, so every job squeue knows is the build's (squeue keeps
     finished jobs for MinJobAge): the expected number, shards and steps bundled, all COMPLETED."""
-    jobs = subprocess.run(["squeue", "--states=all", "-h", "-o", "%i|%T|%k"], env={**os.environ, **cluster},
+    jobs = subprocess.run(["squeue", "--states=all", "-h", "-o", "%i|%T|%k"],
+                          env={**os.environ, "SLURM_CONF": cluster["SLURM_CONF"]},
                           capture_output=True, text=True, check=True).stdout.split()
     rows = [job.split("|") for job in jobs]
     assert len(rows) == EXPECTED_JOBS, rows
