@@ -1,5 +1,6 @@
 """The Agarwal et al. (2022) experiment at smoke fidelity, in process: every shard simulated with
-``run_shard`` into a temporary results folder, then every step of the declared plan in order.
+``run_shard`` and every batch-log sample shard with ``run_sample_shard`` into a temporary results
+folder, then every step of the declared plan in order.
 
 In process rather than through Snakemake: the smoke plan has a few dozen shards of milliseconds
 each, and one process compiles each algorithm once (a Snakemake build pays the start-up of a
@@ -26,6 +27,7 @@ def built(tmp_path_factory):
     from duelbench.engine.shards import run_shard
     from duelbench.experiments import agarwal2022 as ag
     from duelbench.experiments.contract import StepContext, _files, resolve
+    from duelbench.experiments.samples import run_sample_shard
 
     root = tmp_path_factory.mktemp("agarwal")
     config = yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text())
@@ -35,10 +37,14 @@ def built(tmp_path_factory):
     for sp in plan.shards:
         run_shard(sp.path, dataset=sp.dataset, algorithm=sp.algorithm, params=sp.params, horizon=sp.horizon,
                   run_start=sp.run_start, run_stop=sp.run_stop, seed=sp.seed, fidelity="smoke", quiet=True)
+    for sh in plan.samples:
+        run_sample_shard(sh.path, sh.job_params())
     for step in plan.steps:
         inputs = dict(step.inputs)
         if step.shards:
             inputs["shards"] = [sp.path for sp in plan.shards]
+        if step.families:
+            inputs["samples"] = [sh.path for family in step.families for sh in plan.sample_family(family)]
         ctx = StepContext(plan=plan, config=config, step=step, input=_files(inputs), output=_files(step.outputs))
         resolve(ag.NAME, step.function)(ctx)
     return plan, config

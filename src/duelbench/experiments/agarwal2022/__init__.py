@@ -36,7 +36,9 @@ What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "agarw
     The paper's 2 x 2 panels (linear axes, ± 1 s.e. bands over the figures' runs).
 ``batches.csv``
     Per panel, batched curve and run: batches used, comparisons, the switch round, |A'|, the
-    good-event counts, the Condorcet winner's elimination and the regret identity.
+    good-event counts, the Condorcet winner's elimination and the regret identity, from the
+    batch-log sample families (:mod:`.batchlogs`: one per panel, its samples the runs of every
+    batched curve, archived like the simulation shards).
 ``tradeoff.csv``, ``tradeoff.png|pdf``
     R(T) against B and against the batches used, with the theory's shapes.
 ``theory.csv``
@@ -62,7 +64,8 @@ from .. import (
     paper_settings,
     plan_shards,
 )
-from ..contract import Item, Plan, Step, paper_items
+from ..contract import Item, Plan, SampleShard, Step, paper_items
+from ..samples import plan_samples
 
 NAME = "agarwal2022"
 #: The regret of @7018, r(t) = (eps_t1 + eps_t2)/2 against the Condorcet winner.
@@ -189,6 +192,41 @@ def shard_specs(s: Mapping) -> list[ShardSpec]:
     return out
 
 
+def batch_log_family(panel: str) -> str:
+    """The sample family of a panel's batch logs (every batched curve, :mod:`.batchlogs`)."""
+    return f"batchlog__{panel}"
+
+
+def batched_curves(s: Mapping) -> list[Curve]:
+    """The batched curves, in the order of their batch logs in a panel's family."""
+    return [c for c in curve_list(s) if c.algorithm in BATCHED]
+
+
+def batch_log_samples(s: Mapping) -> list[SampleShard]:
+    """The batch-log sample shards: per panel, one shard of every run of every batched curve
+    (a replayed run takes milliseconds: smaller jobs would spend their time starting up).
+
+    A sample shard's key holds the sha256 of the matrices it reads (``datasets``); a family of
+    per-run instances (SYN-BTL, SYN-CD) has none, so its job holds the sha256 of the instances of
+    all its runs instead (:func:`duelbench.engine.families.family_sha256`): a changed instance
+    makes the batch logs stale, as it does the simulation shards."""
+    from duelbench.data.registry import is_family
+    from duelbench.engine.families import family_sha256
+
+    out, runs, curves = [], int(s["runs"]), batched_curves(s)
+    for p, dataset in s["panels"].items():
+        family = is_family(dataset)
+        job = {"dataset": dataset, "horizon": int(s["horizon"]), "seed": int(s["seed"]), "runs": runs,
+               "curves": [[c.id, c.algorithm, c.entry.params] for c in curves]}
+        if family:
+            job["instances_sha256"] = family_sha256(dataset, 0, runs)
+        n = runs * len(curves)
+        out += plan_samples(experiment=NAME, family=batch_log_family(p), function="batchlogs:batch_log_samples",
+                            job=job, n=n, per_shard=n, fidelity=s["fidelity"], root=s["results"],
+                            datasets=() if family else (dataset,))
+    return out
+
+
 def curve_settings(s: Mapping) -> dict:
     """The settings the curves' tables and figures depend on (a change reruns their steps)."""
     return {k: s[k] for k in ("fidelity", "seed", "horizon", "runs", "figure_runs", "runs_per_shard", "panels",
@@ -218,6 +256,7 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
     registry = str(registry_path())
     cs = curve_settings(s)
     theory_settings = {k: s[k] for k in ("fidelity", "horizon", "runs", "panels", "theory", "seed_rank", "lower_bound")}
+    samples = batch_log_samples(s)
     steps = [
         Step("aggregate", "curves:aggregate",
              {"regret": out["regret"], "regret_figure": out["regret_figure"], "final": out["final"]}, shards=True,
@@ -227,7 +266,8 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
         Step("figure2", "curves:figure2", {"pdf": out["figure2_pdf"], "png": out["figure2_png"]},
              inputs={"regret_figure": out["regret_figure"]}, settings=cs),
         Step("batches", "tradeoff:batch_logs", {"csv": out["batches"]}, inputs={"final": out["final"]}, settings=cs,
-             message=f"{NAME}: replaying the batched runs for their batch logs"),
+             samples=tuple(dict.fromkeys(sh.family for sh in samples)),
+             message=f"{NAME}: the batched runs' batch logs"),
         Step("tradeoff", "tradeoff:tradeoff",
              {"csv": out["tradeoff_csv"], "pdf": out["tradeoff_pdf"], "png": out["tradeoff_png"]},
              inputs={"final": out["final"], "batches": out["batches"]}, settings=cs),
@@ -238,7 +278,7 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
              settings=s, message=f"{NAME}: evaluating the published-number registry"),
     ]
     return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
-                shards=shard_specs(s), kinds=KINDS, curves=(out["regret"], KIND))
+                shards=shard_specs(s), samples=samples, kinds=KINDS, curves=(out["regret"], KIND))
 
 
 #: The paper's own figures among the items, with the registry items whose checks judge them.

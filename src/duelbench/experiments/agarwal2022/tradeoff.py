@@ -1,10 +1,9 @@
 """Batch logs and the batch trade-off of Agarwal et al. (2022).
 
-``batches.csv``: every run of every batched curve is replayed on the engine's own random stream
-and relabelled instance (:func:`replay`), through
-:func:`duelbench.algorithms.batched.batch_log`, which runs the same compiled code as the
-simulation; the replay's R(T) must equal the simulated one (a mismatch is an error, not a
-number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and against the batches actually
+``batches.csv``: the batch log of every run of every batched curve, read from its sample family
+(:mod:`.batchlogs`: each run replayed on the engine's own random stream and relabelled instance,
+archived like the simulations); the replay's R(T) must equal the simulated one (a mismatch is an
+error, not a number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and against the batches actually
 used, beside the shapes of the theorems, each scaled to the measured mean at the largest B.
 """
 
@@ -20,7 +19,7 @@ from duelbench.bounds.batched import lower_bound_shape, pcomp_worst_case_bound, 
 from .. import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
-from . import BATCHED, NAME, PANELS, curve_list, curve_settings, names_of
+from . import NAME, PANELS, batch_log_family, batched_curves, curve_settings, names_of
 
 BATCH_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "run", "batches_used", "comparisons",
                  "switch_round", "a_prime_size", "winner_in_a_prime", "seed_rank", "seed_empty", "winner_eliminated",
@@ -39,59 +38,58 @@ SHAPES = {
 LOWER_BOUND = ("T^(1/B)/B^2 (lower bound)", lambda T, K, B: lower_bound_shape(K, B, T, 1.0))
 
 
-def replay(dataset: str, algorithm: str, params: dict, horizon: int, seed: int, run: int):
-    """``(log, eps)``: the batch log of run ``run`` exactly as the engine simulated it (same
-    instance, relabelling and random stream) and the relabelled gaps eps_j = P_wj - 1/2 to the
-    Condorcet winner w."""
-    from duelbench.algorithms.batched import batch_log
-    from duelbench.algorithms.registry import canonical_params
-    from duelbench.engine.families import run_matrix
-    from duelbench.engine.seeding import run_rng
-    from duelbench.engine.simulate import permuted_instance, regret_stack
+def _flag(x):
+    return None if math.isnan(x) else bool(x)
 
-    P = run_matrix(dataset, run)
-    canon = canonical_params(algorithm, params)
-    _, Pp, _ = permuted_instance(P, regret_stack(P), seed, run)
-    log = batch_log(algorithm, Pp, horizon, canon, run_rng(seed, P.identity, algorithm, canon, run))
-    w = log.condorcet_winner
-    eps = Pp[w, :] - 0.5 if w is not None else np.full(Pp.shape[0], np.nan)
-    return log, eps
+
+def _count(x):
+    return None if math.isnan(x) else int(x)
 
 
 def batch_logs(ctx: StepContext) -> None:
-    """Step ``batches``: ``batches.csv`` (+ sidecar)."""
+    """Step ``batches``: ``batches.csv`` (+ sidecar) from the batch-log sample families
+    (:mod:`.batchlogs`); every replayed R(T) must equal the simulated one."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
+    from ..samples import load_family
+
     s = ctx.settings
-    T, seed = int(s["horizon"]), int(s["seed"])
+    seed = int(s["seed"])
     final = pd.read_csv(ctx.input.final, dtype={"param_hash": str})
-    rows, batched = [], [c for c in curve_list(s) if c.algorithm in BATCHED]
+    rows, batched, runs = [], batched_curves(s), int(s["runs"])
     with log_to(ctx.log), Timer() as t:
         for p, dataset in s["panels"].items():
-            for c in batched:
+            logs = load_family(ctx.plan.sample_family(batch_log_family(p)))
+            if logs["sample"].tolist() != list(range(runs * len(batched))):
+                raise ValueError(f"{NAME}: the batch logs of {p} hold samples {logs['sample'].tolist()[:5]}…, "
+                                 f"not 0 … {runs * len(batched) - 1} ({len(batched)} curves x {runs} runs)")
+            for n_curve, c in enumerate(batched):
                 f = final[(final["panel"] == p) & (final["curve"] == c.id)].set_index("run")["regret"]
-                for run in range(int(s["runs"])):
-                    log, eps = replay(dataset, c.algorithm, c.entry.params, T, seed, run)
+                for run in range(runs):
+                    k = n_curve * runs + run
                     simulated = float(f.loc[run])
+                    replayed = float(logs["replay_regret"][k])
                     # final_regret.csv holds 12 significant digits (experiments.aggregate): the simulated
                     # R(T) is known to a relative 5e-12; one comparison more or less moves it by a gap
-                    if not math.isclose(log.regret, simulated, rel_tol=1e-11, abs_tol=1e-9):
-                        raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {log.regret!r}, "
+                    if not math.isclose(replayed, simulated, rel_tol=1e-11, abs_tol=1e-9):
+                        raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {replayed!r}, "
                                            f"the simulation {simulated!r}: the batch log is not the simulated run")
-                    identity = 0.5 * float(np.dot(log.arm_comparisons, eps))
+                    identity = float(logs["identity"][k])
                     rows.append({
                         "panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "batches": c.batches,
-                        "run": run, "batches_used": log.batches, "comparisons": log.comparisons,
-                        "switch_round": log.switch_round, "a_prime_size": log.switch_size,
-                        "winner_in_a_prime": log.winner_in_switch_set, "seed_rank": log.rank_best_seed,
-                        "seed_empty": log.seed_empty, "winner_eliminated": log.winner_eliminated,
-                        "good_event_estimates": log.estimates,
-                        "good_event_violations": log.incorrect_estimates, "regret": simulated,
+                        "run": run, "batches_used": int(logs["batches_used"][k]),
+                        "comparisons": int(logs["comparisons"][k]), "switch_round": int(logs["switch_round"][k]),
+                        "a_prime_size": int(logs["a_prime_size"][k]),
+                        "winner_in_a_prime": _flag(logs["winner_in_a_prime"][k]),
+                        "seed_rank": _count(logs["seed_rank"][k]), "seed_empty": bool(logs["seed_empty"][k]),
+                        "winner_eliminated": _flag(logs["winner_eliminated"][k]),
+                        "good_event_estimates": int(logs["good_event_estimates"][k]),
+                        "good_event_violations": int(logs["good_event_violations"][k]), "regret": simulated,
                         "identity_deviation": abs(simulated - identity) / max(simulated, 1.0)})
-            print(f"{p}: replayed {sum(r['panel'] == p for r in rows)} batched runs", flush=True)
+            print(f"{p}: {sum(r['panel'] == p for r in rows)} batched runs checked against their replay", flush=True)
         write_table(pd.DataFrame(rows, columns=BATCH_COLUMNS), ctx.output.csv, BATCH_COLUMNS)
-    write_sidecar(ctx.output.csv, inputs=[ctx.input.final], config=curve_settings(s), seeds={"seed": seed},
-                  extra={"experiment": NAME, "runs": len(rows)}, **t.as_kwargs())
+    write_sidecar(ctx.output.csv, inputs=[ctx.input.final, *ctx.input.get("samples", [])], config=curve_settings(s),
+                  seeds={"seed": seed}, extra={"experiment": NAME, "runs": len(rows)}, **t.as_kwargs())
 
 
 def tradeoff_table(s, final: pd.DataFrame, batches: pd.DataFrame) -> pd.DataFrame:
