@@ -266,7 +266,7 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
         Step("figure2", "curves:figure2", {"pdf": out["figure2_pdf"], "png": out["figure2_png"]},
              inputs={"regret_figure": out["regret_figure"]}, settings=cs),
         Step("batches", "tradeoff:batch_logs", {"csv": out["batches"]}, inputs={"final": out["final"]}, settings=cs,
-             samples=tuple(dict.fromkeys(sh.family for sh in samples)),
+             samples=tuple(batch_log_family(p) for p in s["panels"]),
              message=f"{NAME}: the batched runs' batch logs"),
         Step("tradeoff", "tradeoff:tradeoff",
              {"csv": out["tradeoff_csv"], "pdf": out["tradeoff_pdf"], "png": out["tradeoff_png"]},

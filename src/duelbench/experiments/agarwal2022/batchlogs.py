@@ -1,18 +1,17 @@
 """Batch logs of Agarwal et al. (2022) as sample shards (archived like the simulations).
 
 A family per panel; its samples are the runs of every batched curve, curve by curve (sample
-``i`` is run ``i % runs`` of curve ``i // runs``).  Each run is replayed
-on the engine's own random stream and relabelled instance (:func:`replay`), through
+``i`` is run ``i % runs`` of curve ``i // runs``).  Each run is replayed on the engine's own
+random stream and relabelled instance (:func:`replay`), through
 :func:`duelbench.algorithms.batched.batch_log`, which runs the same compiled code as the
 simulation.  The ``batches`` step (:mod:`.tradeoff`) checks every replayed R(T) against the
 simulated one and writes ``batches.csv``.
 
-Columns (one value per run, as floats; flags are 1/0, and ``NaN`` stands for a value the log
-does not have, e.g. without a Condorcet winner):
-``sample`` (the run), ``batches_used``, ``comparisons``, ``switch_round``, ``a_prime_size``,
-``winner_in_a_prime``, ``seed_rank``, ``seed_empty``, ``winner_eliminated``,
-``good_event_estimates``, ``good_event_violations``, ``replay_regret`` and ``identity``
-(½ Σ_j T_j ε_j, the regret identity of the paper, @7196).
+Columns (one value per sample, as floats; flags are 1/0, and ``NaN`` stands for a value the
+log does not have, e.g. without a Condorcet winner): ``sample``, ``batches_used``,
+``comparisons``, ``switch_round``, ``a_prime_size``, ``winner_in_a_prime``, ``seed_rank``,
+``seed_empty``, ``winner_eliminated``, ``good_event_estimates``, ``good_event_violations``,
+``replay_regret`` and ``identity`` (½ Σ_j T_j ε_j, the regret identity of the paper, @7196).
 
 This module imports nothing from the rest of the package, so that editing a table or a figure
 of the package leaves the archived batch logs valid (their key holds this module's code hash).
@@ -23,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+
 
 def replay(dataset: str, algorithm: str, params: dict, horizon: int, seed: int, run: int):
     """``(log, eps)``: the batch log of run ``run`` exactly as the engine simulated it (same

@@ -1,10 +1,11 @@
 """Batch logs and the batch trade-off of Agarwal et al. (2022).
 
-``batches.csv``: the batch log of every run of every batched curve, read from its sample family
-(:mod:`.batchlogs`: each run replayed on the engine's own random stream and relabelled instance,
-archived like the simulations); the replay's R(T) must equal the simulated one (a mismatch is an
-error, not a number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and against the batches actually
-used, beside the shapes of the theorems, each scaled to the measured mean at the largest B.
+``batches.csv``: the batch log of every run of every batched curve, read from its panel's sample
+family (:mod:`.batchlogs`: each run replayed on the engine's own random stream and relabelled
+instance, archived like the simulations); the replay's R(T) must equal the simulated one (a
+mismatch is an error, not a number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and
+against the batches actually used, beside the shapes of the theorems, each scaled to the
+measured mean at the largest B.
 """
 
 from __future__ import annotations
