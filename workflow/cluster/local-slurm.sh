@@ -112,13 +112,14 @@ wait_until() { # wait_until SECONDS WHAT COMMAND...: poll COMMAND each half seco
 
 ETC_CONF=/etc/slurm/slurm.conf
 
+running() { [[ -f $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; } # running PIDFILE: its daemon is alive
+
 link_conf() {
     local target other
     if [[ -L $ETC_CONF ]]; then
         target=$(readlink "$ETC_CONF")
         other=$(dirname "$target")
-        if [[ $target != "$DIR/slurm.conf" && $target == */slurm.conf && -f $other/slurmctld.pid ]] &&
-            kill -0 "$(cat "$other/slurmctld.pid")" 2>/dev/null; then
+        if [[ $target != "$DIR/slurm.conf" && $target == */slurm.conf ]] && running "$other/slurmctld.pid"; then
             fail "another local cluster is running from $other (stop it first: $0 stop $other)"
         fi
         # else: the link of a stopped (or crashed) local cluster: replaced below
@@ -134,8 +135,7 @@ node_idle() { sinfo -h -N -o '%t' | grep -qE '^(idle|mix|alloc)'; }
 
 start() {
     install
-    [[ -f $DIR/slurmctld.pid ]] && kill -0 "$(cat "$DIR/slurmctld.pid")" 2>/dev/null &&
-        fail "a cluster from $DIR is already running (stop it first: $0 stop $DIR)"
+    running "$DIR/slurmctld.pid" && fail "a cluster from $DIR is already running (stop it first: $0 stop $DIR)"
     write_conf
     link_conf
     export SLURM_CONF=$DIR/slurm.conf
@@ -144,7 +144,6 @@ start() {
     wait_until 30 slurmctld scontrol ping
     slurmd -N "$NODE" -f "$SLURM_CONF" || fail "slurmd did not start (log: $DIR/log/slurmd.log)"
     wait_until 60 "the node" node_idle
-
     echo "local-slurm: cluster up ($(nproc) CPUs, partition local); use it with: export SLURM_CONF=$SLURM_CONF"
 }
 
