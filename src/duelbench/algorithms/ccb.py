@@ -112,9 +112,10 @@ resolved) the bound evaluations are few and the step is dominated by the O(K) in
 early in a run with large K (all pairs unresolved) by the ~K evaluations of u_jc, as in RUCB.
 
 Implementation note: the state is a tuple of small groups of arrays, and each per-step helper
-receives only the groups it reads — in numba every array handed to a function that calls
-other functions costs reference-count updates per call, which with the whole state tuple
-(≈ 30 arrays) would dominate the step at small K.
+receives only the groups it reads.  Every kernel is compiled with ``inline="always"``: a call
+numba does not inline costs an atomic reference-count update per array handed over, which with
+the whole state tuple (≈ 30 arrays) would dominate the step at small K (measured gain of
+inlining: 1.34–1.36× per step, see :mod:`duelbench.stats.confident_beats`).
 """
 
 import math
@@ -142,9 +143,7 @@ N_C = 7  # |C_t|
 RESETS = 8  # number of resets so far (diagnostics)
 N_Q = 9  # number of arms of C_t with Cpld_up = Cpld_lo (9C)
 
-# Layout of the state tuple (grouped so that each helper receives only the arrays it uses:
-# in numba every array handed to a callee costs a reference-count update per call, so the
-# per-step helpers take few arrays)::
+# Layout of the state tuple (grouped so that each helper receives only the arrays it uses)::
 #
 #   state = (W, cb, params, sc, BS, SL, US, DT, scratch)
 #   BS = (B_items, B_pos)                          B as an indexed set (B_pos = −1: not in B)
@@ -154,7 +153,7 @@ N_Q = 9  # number of arms of C_t with Cpld_up = Cpld_lo (9C)
 #   scratch = (C_items, buf, S_buf, vals, mark)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: counts, relation, B, shortlists, the sets S and "unresolved partners", scratch."""
     W = new_counts(K)
@@ -191,7 +190,7 @@ def init(K, params):
 
 
 # ----------------------------------------------------------------------------- indexed sets
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _iset_add(items, pos, sizes, k, e):
     """Add e to the set stored as ``items[:sizes[k]]`` with positions ``pos`` (no-op if present)."""
     if pos[e] >= 0:
@@ -202,7 +201,7 @@ def _iset_add(items, pos, sizes, k, e):
     sizes[k] = n + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _iset_remove(items, pos, sizes, k, e):
     """Remove e (swap with the last item; no-op if absent)."""
     p = pos[e]
@@ -217,7 +216,7 @@ def _iset_remove(items, pos, sizes, k, e):
 
 
 # ----------------------------------------------------------------------------- status events
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _sync_entry(SL, sc, i, j, unresolved):
     """Keep S = {(i, j) : j ∈ B^i and pair unresolved} right for the entry (i, j)."""
     member, sl, sl_size, S_items, S_pos = SL
@@ -228,7 +227,7 @@ def _sync_entry(SL, sc, i, j, unresolved):
         _iset_remove(S_items, S_pos, sc, S_SIZE, i * K + j)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _on_status(beats, US, SL, sc, a, b):
     """Pair {a, b} may have changed status: update the unresolved-partner sets and S."""
     U_items, U_pos, U_size = US
@@ -243,7 +242,7 @@ def _on_status(beats, US, SL, sc, a, b):
     _sync_entry(SL, sc, b, a, unresolved)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _advance(W, cb, alpha, log_t, US, SL, sc):
     """The relation's ``cb_advance`` at ln t, reporting each expired pair to :func:`_on_status`.
 
@@ -263,7 +262,7 @@ def _advance(W, cb, alpha, log_t, US, SL, sc):
 
 
 # ----------------------------------------------------------------------------- B and shortlists
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _clear_shortlist(SL, sc, i):
     member, sl, sl_size, S_items, S_pos = SL
     K = member.shape[0]
@@ -274,7 +273,7 @@ def _clear_shortlist(SL, sc, i):
     sl_size[i] = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _set_beaters(beats, SL, sc, DT, i):
     """9B: ``B^i ← {k : u_ik < 1/2} = {k : k ≻ i}`` (in increasing index); marks B^i dirty."""
     member, sl, sl_size, S_items, S_pos = SL
@@ -293,7 +292,7 @@ def _set_beaters(beats, SL, sc, DT, i):
         sc[N_DIRTY] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _trim_shortlist(SL, sc, i, m, rng):
     """9C: keep a uniformly random m-subset of B^i (partial Fisher–Yates on the stored order)."""
     member, sl, sl_size, S_items, S_pos = SL
@@ -311,7 +310,7 @@ def _trim_shortlist(SL, sc, i, m, rng):
     sl_size[i] = m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _reset(SL, sc, BS, DT):
     """Lines 2–4: B ← [K], B^k ← ∅ for all k, L̄_C ← K."""
     B_items, B_pos = BS
@@ -332,7 +331,7 @@ def _reset(SL, sc, BS, DT):
     sc[RESETS] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _fit_shortlist(SL, sc, j, m, rng):
     """9C for one arm j: empty B^j if |B^j| < m, cut it to m random elements if |B^j| > m."""
     n = SL[2][j]
@@ -343,7 +342,7 @@ def _fit_shortlist(SL, sc, j, m, rng):
 
 
 # ----------------------------------------------------------------------------- line 9
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def scores(n_lost, n_won, C_items, sc):
     """Lines 7–8: C_t into ``C_items[:sc[N_C]]`` (increasing index); returns max_j Cpld_lo(j).
 
@@ -371,7 +370,7 @@ def scores(n_lost, n_won, C_items, sc):
     return hi
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def disproven(beats, member, sc):
     """9A test: only the pair compared last can violate "l_ij ≤ 1/2 for all j ∈ B^i" (docstring)."""
     c = sc[LAST_C]
@@ -381,7 +380,7 @@ def disproven(beats, member, sc):
     return (member[c, d] and beats[c, d] == 1) or (member[d, c] and beats[d, c] == 1)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def find_non_winners(n_lost, max_lo, B_items, sc, buf):
     """9B test: the arms i ∈ B with Cpld_up(i) < max_j Cpld_lo(j), into ``buf``; returns their number."""
     K = n_lost.shape[0]
@@ -394,7 +393,7 @@ def find_non_winners(n_lost, max_lo, B_items, sc, buf):
     return n
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def remove_non_winners(beats, SL, sc, BS, DT, buf, n):
     """9B: drop the n arms of ``buf`` from B, rebuild their shortlists; reset if B = ∅."""
     B_items, B_pos = BS
@@ -408,7 +407,7 @@ def remove_non_winners(beats, SL, sc, BS, DT, buf, n):
         _reset(SL, sc, BS, DT)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def winners_settled(n_lost, n_won, B_pos, sl_size, C_items, sc):
     """9C test.  Returns 0 if no arm of C_t has Cpld_up = Cpld_lo, 1 if 9C would change nothing
     (every such arm already in B with an empty shortlist, L̄_C already equal, no shortlist left
@@ -429,7 +428,7 @@ def winners_settled(n_lost, n_won, B_pos, sl_size, C_items, sc):
     return state
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_winners(n_lost, n_won, SL, sc, BS, DT, C_items, rng):
     """9C: arms of C_t whose pairs are all resolved join B; other shortlists get L̄_C + 1 arms."""
     B_items, B_pos = BS
@@ -459,7 +458,7 @@ def add_winners(n_lost, n_won, SL, sc, BS, DT, C_items, rng):
 
 
 # ----------------------------------------------------------------------------- lines 10–13
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def kth_smallest(items, m, k, mark):
     """The k-th smallest (0-based) of the distinct arm indices ``items[:m]``.
 
@@ -483,7 +482,7 @@ def kth_smallest(items, m, k, mark):
     return out
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def explore_shortlists(S_items, S_buf, sc, rng):
     """Line 10 after its 1/4 coin: an entry (i, j) drawn uniformly from S, as i*K + j; −1 if S = ∅."""
     n = sc[S_SIZE]
@@ -496,7 +495,7 @@ def explore_shortlists(S_items, S_buf, sc, rng):
     return S_buf[uniform_index(n, rng)]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def choose_candidate(B_pos, C_items, sc, rng):
     """Lines 11–12: c uniform from B ∩ C_t (w.p. 2/3 if non-empty) or from C_t."""
     n = sc[N_C]
@@ -519,7 +518,7 @@ def choose_candidate(B_pos, C_items, sc, rng):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def argmax_opponent(W, beats, alpha, c, items, n, with_c, log_t, buf, vals, mark, rng):
     """argmax of u_jc over the admissible j (not j ≻ c) in ``items[:n]`` (and c itself if ``with_c``).
 
@@ -559,7 +558,7 @@ def argmax_opponent(W, beats, alpha, c, items, n, with_c, log_t, buf, vals, mark
     return kth_smallest(buf, m, uniform_index(m, rng), mark)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """One step's pair (c, d) at time t (lines 6–13)."""
     W, cb, params, sc, BS, SL, US, DT, scratch = state
@@ -604,7 +603,7 @@ def select(state, t, rng):
     return c, d
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Line 14: count the outcome and refresh the pair's status (the sets that depend on it are
     brought up to date at the start of the next :func:`select`)."""

@@ -43,7 +43,7 @@ from duelbench.stats.counts import new_counts
 from .registry import AlgorithmSpec, alpha_above_half
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: counts B, confident-beat relation, scratch (candidate mask, θ, scores)."""
     B = new_counts(K)
@@ -54,7 +54,7 @@ def init(K, params):
     return B, cb, params, in_C, theta, score
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def copeland_candidates(n_lost, in_C):
     """Lines 4–6: C = arms with the maximal optimistic Copeland count (the fewest confident
     losses); fills the mask ``in_C`` and returns |C| (one member of C if |C| = 1, via −size)."""
@@ -69,12 +69,12 @@ def copeland_candidates(n_lost, in_C):
     return member if size == 1 else -size
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def first_candidate(B, n_lost, in_C, theta, score, rng):
     """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C.
 
-    Helpers receive only the arrays they use (passing the state tuple costs a reference-count
-    update per array and call in numba).
+    Helpers receive only the arrays they use; all are inlined into the run loop
+    (``inline="always"``, see :mod:`duelbench.stats.confident_beats`).
     """
     only = copeland_candidates(n_lost, in_C)
     if only >= 0:
@@ -96,7 +96,7 @@ def first_candidate(B, n_lost, in_C, theta, score, rng):
     return argmax_random_tie(score, in_C, rng)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def second_candidate(B, beats, a1, rng):
     """Lines 13–14: a(2) = argmax of fresh samples of column a(1) among arms not beating a(1)."""
     best = 0.5
@@ -111,7 +111,7 @@ def second_candidate(B, beats, a1, rng):
     return a2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     B, cb, params, in_C, theta, score = state
     cb_advance(cb, math.log(t))

@@ -74,7 +74,7 @@ THETA_CLIP = 1e-7
 OVER_C = 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: counts B, confident-beat relation, params, scratch (masks of C and A(1), θ(1),
     sampled win counts, −R̃(1))."""
@@ -88,13 +88,13 @@ def init(K, params):
     return B, cb, params, in_C, in_A, theta, wins, neg_regret
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def divergence_to_half(theta):
     """D(θ ‖ 1/2) with θ clipped into [THETA_CLIP, 1 − THETA_CLIP]."""
     return kl_to_half(min(max(theta, THETA_CLIP), 1.0 - THETA_CLIP))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def draw_all_pairs(B, theta, wins, rng):
     """Lines 7–10 for every pair: θ(1)_ij for i < j in row-major order, θ(1)_ji = 1 − θ(1)_ij;
     ``wins[i] = Σ_{j≠i} 1(θ(1)_ij > 1/2)``."""
@@ -111,7 +111,7 @@ def draw_all_pairs(B, theta, wins, rng):
                 wins[j] += 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def estimated_regret(theta, wins, i, zeta_star):
     """R̃(1)_i = Σ_{j : θ_ij ≠ 1/2} r̃_ij / D(θ_ij ‖ 1/2), r̃_ij = ζ̃* − ½(ζ̃_i + ζ̃_j), ζ̃ = wins/(K − 1)."""
     K = theta.shape[0]
@@ -125,7 +125,7 @@ def estimated_regret(theta, wins, i, zeta_star):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng):
     """The two steps replacing line 11: A(1) (filled into ``in_A``), then a(1) = argmin of R̃(1)
     over A(1), ties uniformly at random; ``neg_regret[i] = −R̃(1)_i`` for i ∈ A(1)."""
@@ -153,7 +153,7 @@ def tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng):
     return argmax_random_tie(neg_regret, in_A, rng)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def first_candidate(B, n_lost, in_C, in_A, theta, wins, neg_regret, over_C, rng):
     """Lines 4–11 of D-TS+: C from the RUCB bounds, θ(1) for every pair, a(1) by the regret tie-break."""
     only = copeland_candidates(n_lost, in_C)
@@ -163,7 +163,7 @@ def first_candidate(B, n_lost, in_C, in_A, theta, wins, neg_regret, over_C, rng)
     return tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     B, cb, params, in_C, in_A, theta, wins, neg_regret = state
     cb_advance(cb, math.log(t))

@@ -93,14 +93,13 @@ stale rows (O(K) each); when the test fails, the target (O(K·|C_cop|)) and a wa
 support of q* (up to K(K − 1)/2 pairs, O(K²) when L̂^(1) is large); and the O(K²) line-(4) scan
 at the start of each outer iteration.
 
-Measured single-core speed (CPU time of ``run``, α = 3, β = 0.01, including the engine's
-regret bookkeeping; T = 10^5 / T = 10^6): K = 5 (MultiSol, MSLR-5 non-Condorcet) 3–4·10^5 /
-4.2–4.4·10^5 steps/s; K = 16 (Sushi) 2.6·10^5 / 3.6·10^5; K = 64 (an MSLR submatrix with gaps
-≥ 0.0005, a random matrix) 3.4–4.6·10^4 / 0.9–1.1·10^5.  The first ~10^5 steps at K = 64, where
-every pair is still being drawn and μ̂ changes sign often, are the slowest.  In numba every
-array handed to a non-inlined call costs an atomic reference-count update, so the hot
-functions take the few arrays they use rather than the state tuple, and the cache kernels
-loop over rows internally.
+Speed: the kernels of this module are compiled with ``inline="always"`` (a call numba does not
+inline costs an atomic reference-count update per array handed over; see
+:mod:`duelbench.stats.confident_beats`), which made a step 1.5–2.1× faster; the hot functions
+also take the few arrays they use rather than the state tuple, and the cache kernels of
+:mod:`duelbench.bounds.ecw` loop over rows internally.  The first ~10^5 steps at K = 64, where
+every pair is still being drawn and μ̂ changes sign often, are the slowest.  Current figures:
+``duelbench bench`` and the README's speed table.
 """
 
 import math
@@ -135,7 +134,7 @@ MODE, SCAN_PTR, PASS_PTR, LC_LEN, LN_LEN, MIN_LOSS = 0, 1, 2, 3, 4, 5  # MIN_LOS
 SCAN, PASS = 0, 1  # MODE values: line (4) scan, or the loop over L_C (lines 5-17)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """Flat state tuple, indexed by the ``S_*`` constants:
 
@@ -183,13 +182,13 @@ def init(K, params):
 # --------------------------------------------------------------------------- statistics
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _mark_all(flags):
     for i in range(flags.shape[0]):
         flags[i] = True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def refresh_pair(W, mu, D, E, L, winners, cover_stale, target_stale, counters, a, b):
     """After the counts of {a, b} changed: μ̂, d, N·d of the pair, L̂, C_cop and stale rows."""
     K = W.shape[0]
@@ -227,7 +226,7 @@ def refresh_pair(W, mu, D, E, L, winners, cover_stale, target_stale, counters, a
                 target_stale[i2] = True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def rebuild(state):
     """Recompute every statistic from W and mark every cached row stale (tests, resets)."""
     W, mu, D, E = state[S_W], state[S_MU], state[S_D], state[S_E]
@@ -250,7 +249,7 @@ def rebuild(state):
 # --------------------------------------------------------------------------- line (4)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def is_forced(W, mu, a, b, thr_n, thr_gap):
     """Line (4): ``N_ab < α√(ln t)`` or ``|μ̂_ab − 1/2| < β/max(ln ln t, 1)`` or an exact tie."""
     if n_pair(W, a, b) < thr_n:
@@ -259,7 +258,7 @@ def is_forced(W, mu, a, b, thr_n, thr_gap):
     return x == 0.5 or abs(x - 0.5) < thr_gap
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def next_forced_pair(W, mu, pa, pb, start, t, params):
     """Index (in lexicographic order) of the first pair at or after ``start`` that line (4)
     draws at step t, or −1 when the scan is over."""
@@ -275,7 +274,7 @@ def next_forced_pair(W, mu, pa, pb, start, t, params):
 # --------------------------------------------------------------------------- lines (8)-(12)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def has_exact_tie(mu, i):
     """Whether arm i has a pair with ``μ̂_ij == 1/2`` (j ≠ i; decision 4)."""
     for j in range(mu.shape[0]):
@@ -284,7 +283,7 @@ def has_exact_tie(mu, i):
     return False
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def exploit_candidate(cover, stale, mu, E, L, L1, winners, margins, log_t):
     """Line (8), test (3) in the covering reading of ``R^E`` (decisions 1–4): the first
     ``î ∈ C_cop(μ̂)`` without exact ties whose covering margin is ``≥ ln t``, or −1."""
@@ -296,7 +295,7 @@ def exploit_candidate(cover, stale, mu, E, L, L1, winners, margins, log_t):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def best_candidate(target, stale, mu, D, L, L1, winners, values):
     """Line (11): ``î* = argmin_{i1 ∈ C_cop(μ̂)} C^{E*}_{i1}(μ̂)`` (lowest index on ties)."""
     target_refresh(target, stale, mu, D, L, L1, winners)
@@ -308,7 +307,7 @@ def best_candidate(target, stale, mu, D, L, L1, winners, values):
     return best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def add_next(LN, in_LR, in_LN, counters, K, a, b):
     """Line (15) for one pair of L_NC: ``L_N ← L_N ∪ {(a, b)}`` unless it is still in L_R."""
     pid = min(a, b) * K + max(a, b)
@@ -318,7 +317,7 @@ def add_next(LN, in_LR, in_LN, counters, K, a, b):
         counters[LN_LEN] += 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def end_of_pass(LC, LN, in_LR, in_LN, counters):
     """Line (18): ``L_C, L_R ← L_N`` (sorted: decision 10), ``L_N ← ∅``; back to line (4)."""
     n = counters[LN_LEN]
@@ -333,7 +332,7 @@ def end_of_pass(LC, LN, in_LR, in_LN, counters):
     counters[MODE] = SCAN
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def pass_step(state, i, j, t):
     """Lines (7)–(16) after the draw of ``p(t) = (i, j)`` from L_C."""
     mu, D, E, L, winners = state[S_MU], state[S_D], state[S_E], state[S_L], state[S_WIN]
@@ -360,7 +359,7 @@ def pass_step(state, i, j, t):
 # --------------------------------------------------------------------------- engine interface
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """The pair of step t: the next line-(4) pair, else the next pair of L_C."""
     counters = state[S_COUNTERS]
@@ -377,7 +376,7 @@ def select(state, t, rng):
     return pid // K, pid % K
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Count the outcome; after an L_C draw, run lines (7)–(18)."""
     if i != j:
@@ -392,7 +391,7 @@ def update(state, i, j, i_won, t):
 # --------------------------------------------------------------------------- inspection (tests)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def current_constants(state, out):
     """``out[i] = C^{E*}_i(μ̂)`` from the (refreshed) cache for i ∈ C_cop(μ̂), NaN otherwise."""
     mu, D, L, winners = state[S_MU], state[S_D], state[S_L], state[S_WIN]
@@ -402,7 +401,7 @@ def current_constants(state, out):
     ecw_values_from_rows(target, mu, D, L, L1, winners, out)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def current_margins(state, out):
     """``out[i]`` = covering margin of ``R^E_i(μ̂)`` at ``E = N·d`` from the (refreshed) cache for
     i ∈ C_cop(μ̂), NaN otherwise."""

@@ -57,7 +57,7 @@ from .rucb import choose_opponent
 ALPHA = 0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: counts W, champion counts, scratch (sample wins, challenger bounds and mask)."""
     W = new_counts(K)
@@ -68,7 +68,7 @@ def init(K, params):
     return W, params, n_champion, sample_wins, u_col, mask
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def sample_condorcet_winner(W, sample_wins, rng):
     """Draw θ_ij ~ Beta(W_ij + 1, W_ji + 1) for every i < j (row-major) and return the arm that
     beats every other arm in the sample (θ_cj > 1/2 for all j ≠ c), or −1 if there is none.
@@ -92,7 +92,7 @@ def sample_condorcet_winner(W, sample_wins, rng):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def least_champion(n_champion):
     """The arm that has been the champion the fewest times (lowest index among ties)."""
     best = 0
@@ -102,7 +102,7 @@ def least_champion(n_champion):
     return best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """One step's pair (c, d) at time t."""
     W, params, n_champion, sample_wins, u_col, mask = state
@@ -114,7 +114,7 @@ def select(state, t, rng):
     return c, d
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Count the outcome of (i, j); a self-comparison is not counted."""
     if i != j:
