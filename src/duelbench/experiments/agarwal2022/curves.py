@@ -104,16 +104,20 @@ def draw_panels(regret: pd.DataFrame, s, shown: list[tuple[str, str, dict]], com
     return fig
 
 
-def _save(ctx: StepContext, fig, which: str) -> None:
-    from duelbench.provenance.sidecar import write_sidecar
-
+def _save(ctx: StepContext, fig) -> None:
     from ..plotting import save_figure
 
-    paths = [ctx.output.pdf, ctx.output.png]
-    save_figure(fig, paths)
-    for path in paths:
+    save_figure(fig, [ctx.output.pdf, ctx.output.png])
+
+
+def _sidecars(ctx: StepContext, which: str, timer) -> None:
+    """The figure's sidecars, with the time the step took to draw and save it (``timer``)."""
+    from duelbench.provenance.sidecar import write_sidecar
+
+    for path in (ctx.output.pdf, ctx.output.png):
         write_sidecar(path, inputs=[ctx.input.regret_figure], config=curve_settings(ctx.settings),
-                      seeds={"seed": int(ctx.settings["seed"])}, extra={"experiment": NAME, "figure": which})
+                      seeds={"seed": int(ctx.settings["seed"])}, extra={"experiment": NAME, "figure": which},
+                      **timer.as_kwargs())
 
 
 def _footer(s, what: str, shown) -> str:
@@ -129,14 +133,17 @@ def figure1(ctx: StepContext) -> None:
     batched algorithms and RMED1, the curves the paper's claims compare."""
     from ..plotting import algorithm_style
 
+    from duelbench.provenance.sidecar import Timer
+
     s = ctx.settings
-    with log_to(ctx.log):
+    with log_to(ctx.log), Timer() as t:
         regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
         fig1 = [c for c in curve_list(s) if "figure1" in c.roles]
         shown = [(c.id, c.entry.label, {k: v for k, v in algorithm_style(c.algorithm).items() if k != "label"})
                  for c in fig1]
         compared = {c.id for c in fig1 if c.algorithm != "btm"}
-        _save(ctx, draw_panels(regret, s, shown, compared, _footer(s, "Figure 1", shown)), "figure1")
+        _save(ctx, draw_panels(regret, s, shown, compared, _footer(s, "Figure 1", shown)))
+    _sidecars(ctx, "figure1", t)
 
 
 #: Line styles of Figure 2's B values, from few to many batches.
@@ -147,9 +154,11 @@ def figure2(ctx: StepContext) -> None:
     """Step ``figure2``: SCOMP2 for each B of ``figure2.batches`` against RMED1 (+ sidecars)."""
     from ..plotting import algorithm_style
 
+    from duelbench.provenance.sidecar import Timer
+
     s = ctx.settings
     f2 = s["figure2"]
-    with log_to(ctx.log):
+    with log_to(ctx.log), Timer() as t:
         regret = pd.read_csv(ctx.input.regret_figure, dtype={"param_hash": str})
         style = algorithm_style(f2["algorithm"])
         shown = [(f"{f2['algorithm']}_b{int(B)}", f"{style['label']}, B={int(B)}",
@@ -158,5 +167,5 @@ def figure2(ctx: StepContext) -> None:
                  for k, B in enumerate(sorted(f2["batches"]))]
         base = {k: v for k, v in algorithm_style(f2["baseline"]).items() if k != "label"}
         shown = [(f2["baseline"], algorithm_style(f2["baseline"])["label"], base)] + shown
-        _save(ctx, draw_panels(regret, s, shown, {cid for cid, _, _ in shown}, _footer(s, "Figure 2", shown)),
-              "figure2")
+        _save(ctx, draw_panels(regret, s, shown, {cid for cid, _, _ in shown}, _footer(s, "Figure 2", shown)))
+    _sidecars(ctx, "figure2", t)
