@@ -131,9 +131,9 @@ def _footer(s, what: str, shown) -> str:
 def figure1(ctx: StepContext) -> None:
     """Step ``figure1``: the six algorithms of Figure 1 (+ sidecars). The frame is fitted to the
     batched algorithms and RMED1, the curves the paper's claims compare."""
-    from ..plotting import algorithm_style
-
     from duelbench.provenance.sidecar import Timer
+
+    from ..plotting import algorithm_style
 
     s = ctx.settings
     with log_to(ctx.log), Timer() as t:
@@ -152,9 +152,9 @@ B_STYLES = ("--", "-.", "-", ":")
 
 def figure2(ctx: StepContext) -> None:
     """Step ``figure2``: SCOMP2 for each B of ``figure2.batches`` against RMED1 (+ sidecars)."""
-    from ..plotting import algorithm_style
-
     from duelbench.provenance.sidecar import Timer
+
+    from ..plotting import algorithm_style
 
     s = ctx.settings
     f2 = s["figure2"]
