@@ -3,8 +3,8 @@
 The copy is a fresh git repository (so provenance sidecars record its commit), holding the
 Snakefile, the lock file (archive entries are keyed by it), the package, the configuration, the
 workflow (optionally only some rules files) and the whole ``data`` folder without downloaded
-MSLR files. Its results, numba cache and Snakemake
-metadata stay out of the working tree, and edits made there (to test reruns) touch nothing here.
+MSLR files. Its results and Snakemake metadata stay out of the working tree (the compiled cache
+is shared, see :func:`snakemake_env`), and edits made there (to test reruns) touch nothing here.
 """
 
 from __future__ import annotations
@@ -63,8 +63,11 @@ def _keep_experiments(config_file: Path, keep: tuple[str, ...]) -> None:
 
 
 def snakemake_env(mirror: Path | None = None) -> dict:
-    """The environment of a build in a copy: nothing that points back into this checkout."""
-    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "NUMBA_CACHE_DIR", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
+    """The environment of a build in a copy: nothing that points back into this checkout but the
+    compiled cache (``NUMBA_CACHE_DIR``), which a copy of the same code shares safely (its
+    entries are keyed by import closure and file content, :mod:`duelbench.provenance.compiled_cache`)
+    and which spares each copy compiling every kernel again."""
+    drop = ("PYTHONPATH", "SNAKEMAKE_PROFILE", "DUELBENCH_DATA_DIR", "DUELBENCH_ROOT")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     if mirror is not None:
         env["DUELBENCH_DATA_MIRROR"] = str(mirror)

@@ -50,12 +50,19 @@ EDITS = {
 }
 
 
-def _run(src_root: Path, cache: Path) -> dict:
+def _run(src_root: Path, cache: Path, log: list | None = None) -> dict:
+    """Run RUN_SCRIPT on the package in ``src_root`` with ``cache``; ``log`` receives numba's
+    cache messages (loaded/saved entries)."""
     env = dict(os.environ, PYTHONPATH=str(src_root), NUMBA_CACHE_DIR=str(cache))
     env.pop("NUMBA_DISABLE_JIT", None)
+    if log is not None:
+        env["NUMBA_DEBUG_CACHE"] = "1"
     proc = subprocess.run([sys.executable, "-c", RUN_SCRIPT], env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    lines = proc.stdout.strip().splitlines()
+    if log is not None:
+        log.extend(line for line in lines if line.startswith("[cache]"))
+    out = json.loads(lines[-1])
     assert out["module"].startswith(str(src_root)), out  # the copy is what ran
     return out
 
@@ -87,6 +94,19 @@ def test_edit_in_the_closure_is_never_served_stale(package_copy, edit, tmp_path)
     assert edited_warm["cache"] != pristine["cache"]
     # and the unedited code finds its own entries again
     assert _run(root, warm)["digest"] == pristine["digest"]
+
+
+def test_a_checkout_elsewhere_loads_the_compiled_code_instead_of_compiling(package_copy, tmp_path):
+    """The same code at another path (a worktree, a test's copy) shares the cache: it loads
+    every entry and compiles nothing."""
+    root, warm, pristine = package_copy
+    elsewhere = tmp_path / "elsewhere"
+    shutil.copytree(root / "duelbench", elsewhere / "duelbench", ignore=shutil.ignore_patterns("__pycache__"))
+    log: list[str] = []
+    moved = _run(elsewhere, warm, log)
+    assert moved["digest"] == pristine["digest"] and moved["cache"] == pristine["cache"]
+    assert any("data loaded" in line for line in log), log
+    assert not [line for line in log if "data saved" in line]
 
 
 def _compiled_dispatchers():

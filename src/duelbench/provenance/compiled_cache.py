@@ -9,6 +9,12 @@ change of behaviour in the closure selects a new, empty folder: the function is 
 loaded stale.  Versions of the code can share one ``NUMBA_CACHE_DIR`` without colliding (old
 folders are only disk space; ``make clean`` removes them).
 
+Inside that folder a package file's entries sit under its package's dotted name
+(``duelbench.algorithms``), not under numba's hash of the folder's absolute path: two checkouts
+of the same code (a worktree, a test's copy of the checkout) share the compiled code instead of
+compiling it once each.  This is safe because the folder already names the closure and numba
+checks the sha256 of the function's own file (its source stamp) before loading an entry.
+
 The locator is a subclass of numba's ``UserProvidedCacheLocator``, put first in numba's list of
 locators by :func:`install`; the packages holding compiled code (:mod:`duelbench.engine`,
 :mod:`duelbench.stats`, :mod:`duelbench.algorithms`, :mod:`duelbench.bounds`) call it in their
@@ -20,10 +26,11 @@ and to files importing it (plug-ins); other code keeps numba's own locators.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from numba.core import caching, config
 
-from .codehash import PACKAGE, closure_hash, import_closure, module_name
+from .codehash import PACKAGE, PACKAGE_ROOT, closure_hash, import_closure, module_name
 
 #: Prefix of the per-closure folders inside the cache directory.
 FOLDER_PREFIX = "closure-"
@@ -42,7 +49,9 @@ class ClosureKeyedCacheLocator(caching.UserProvidedCacheLocator):
 
     ``<base>`` is ``NUMBA_CACHE_DIR`` when set, else the ``__pycache__`` folder beside the
     source file (numba's in-tree default); ``<hash>`` is the first 16 hex digits of the closure
-    hash of the function's source file.
+    hash of the function's source file.  The subfolder is the dotted name of the package holding
+    the file for files of the package (the same in every checkout), numba's path-derived name for
+    other files (plug-ins).
     """
 
     def __init__(self, py_func, py_file):
@@ -51,6 +60,14 @@ class ClosureKeyedCacheLocator(caching.UserProvidedCacheLocator):
         base = config.CACHE_DIR or os.path.join(os.path.dirname(os.path.abspath(py_file)), "__pycache__")
         key = FOLDER_PREFIX + closure_hash(py_file)[:16]
         self._cache_path = os.path.join(base, key, self.get_suitable_cache_subpath(py_file))
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file):
+        folder = Path(py_file).resolve().parent
+        try:
+            return ".".join(folder.relative_to(PACKAGE_ROOT.parent).parts)
+        except ValueError:
+            return super().get_suitable_cache_subpath(py_file)
 
     @classmethod
     def from_function(cls, py_func, py_file):
