@@ -30,6 +30,8 @@ from duelbench.experiments.contract import SampleShard
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 ARCHIVE = Archive(CHECKOUT / "archive")
+#: One reader of the archive's sample entries: each reader parses the manifest once.
+SAMPLE_SOURCES = samples.SampleSources(ARCHIVE.root)
 #: Shards recomputed per run of the suite, and the largest job (horizon x K) considered.
 SPOT_CHECKS = 3
 MAX_COST = 10**6 * 64
@@ -91,7 +93,7 @@ def _sample_shard(row) -> SampleShard:
 
 def _status(row) -> tuple[str, str]:
     if row["key"]["kind"] == samples.KIND:
-        found = samples.SampleSources(ARCHIVE.root).lookup(_sample_shard(row))
+        found = SAMPLE_SOURCES.lookup(_sample_shard(row))
     else:
         k = row["key"]
         if shard_archive.entry_path(k["dataset"], k["algorithm"], k["params"], k["horizon"], *k["runs"],
