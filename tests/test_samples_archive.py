@@ -107,3 +107,27 @@ def test_the_periodic_archiver_skips_refused_shards_and_archives_the_others(tmp_
     monkeypatch.setattr(archiving, "checkout_config", lambda path, fidelity=None: {})
     assert archiving.main(["--archive", str(tmp_path)]) == 1
     assert "not archived: a: computed by other code" in capsys.readouterr().err
+
+
+def _sample_functions() -> set[tuple[str, str]]:
+    """(experiment, function) of every sample family the committed archive holds."""
+    from pathlib import Path
+
+    manifest = Path(__file__).resolve().parent.parent / "archive" / "MANIFEST.jsonl"
+    keys = [json.loads(line)["key"] for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return {(k["experiment"], k["function"]) for k in keys if k["kind"] == samples.KIND}
+
+
+@pytest.mark.parametrize("experiment,function", sorted(_sample_functions()))
+def test_the_code_key_of_samples_leaves_out_the_framework(experiment, function):
+    """A sample entry's code key hashes its function's import closure. That closure holds the code
+    computing the samples; the sample framework, the archive, the report and the other modules of
+    the experiments package stay out, or editing them would make every archived sample stale."""
+    from duelbench.provenance import codehash
+
+    closure = [codehash.module_name(f) for f in codehash.import_closure(samples._module_file(experiment, function),
+                                                                        exclude=codehash.PROVENANCE)]
+    own = (f"duelbench.experiments.{experiment}.", "duelbench.experiments.job_identity")
+    framework = [m for m in closure if m == "duelbench.experiments" or m.startswith(("duelbench.archive", "duelbench.report"))
+                 or (m.startswith("duelbench.experiments.") and not m.startswith(own))]
+    assert closure and not framework, f"{experiment}:{function} imports {framework}"

@@ -23,7 +23,6 @@ a shard from the archive when its entry is valid for this code, else from its re
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import time
@@ -41,14 +40,9 @@ from duelbench.provenance.sidecar import atomic_write, file_sha256, read_sidecar
 
 from . import ConfigError, log_to
 from .contract import SampleShard, resolve
+from .job_identity import layout_of
 
 KIND = "samples"
-
-
-def layout_of(job: Mapping) -> str:
-    """10 hex digits of the sha256 of the canonical job (names the family's folder)."""
-    text = json.dumps(job, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
 def plan_samples(*, experiment: str, family: str, function: str, job: Mapping, n: int, per_shard: int,

@@ -36,7 +36,7 @@ STEPS = ("paper", "diameter")
 
 def cell_key(job: Mapping) -> int:
     """The first 40 bits of the job's hash: the cell's part of every run's seed (C2)."""
-    from ..samples import layout_of
+    from ..job_identity import layout_of
 
     return int(layout_of(job), 16)
 
