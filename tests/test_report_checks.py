@@ -149,3 +149,26 @@ def test_every_paper_records_its_errata_with_paper_lines():
         # line numbers (Lnnn), or character offsets (@N) for a paper whose text is one line
         assert all(str(e["lines"]).startswith(("L", "@")) for e in errata), path.name
         assert len({e["id"] for e in errata}) == len(errata)
+
+
+def test_a_shown_number_is_never_a_pass_and_counts_in_no_status(tmp_path):
+    """``shown`` rows state no claim: whatever the value, the outcome is ``shown``; an item's
+    status is the same with or without them; the registry refuses a gate or a threshold on them."""
+    shown = _check(id="s", test="shown", gate="none", statistic="s3")
+    for value in (0, 279, -5.0, True, False):
+        r = evaluate(shown, Measurement(value), "paper")
+        assert r.outcome == "shown" and not r.asserted
+    assert evaluate(shown, Measurement(None), "paper").outcome == "inconclusive"
+    claim = _check(id="a", test="true", statistic="s1")
+    res = evaluate_registry({"paper": "p", "checks": [claim, shown]}, {"s1": Measurement(True), "s3": Measurement(7)},
+                            "paper")
+    assert [r.outcome for r in res] == ["pass", "shown"]
+    assert item_status(res) == item_status(res[:1]) == "replicated"
+    assert [r["checks_total"] for r in status_rows("p", res)] == [1]
+    assert item_status(res[1:]) == "inconclusive"  # nothing decided
+    p = tmp_path / "paper.yaml"
+    for extra in ("    gate: quick\n", "    gate: none\n    threshold: -1\n"):
+        p.write_text("paper: p\nchecks:\n  - id: a\n    kind: theory\n    item: T\n    description: d\n"
+                     f"    statistic: s\n    test: shown\n{extra}")
+        with pytest.raises(RegistryError, match="test shown states no claim"):
+            load_registry(p)

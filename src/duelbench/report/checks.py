@@ -16,7 +16,8 @@
         alpha: 0.05                # for statistical tests
 
 Experiments compute a :class:`Measurement` per statistic; :func:`evaluate` compares it with the
-declared test and returns ``pass``, ``fail`` or ``inconclusive``.  A published number is only
+declared test and returns ``pass``, ``fail`` or ``inconclusive`` (``shown`` for a number
+shown without a claim).  A published number is only
 ever *compared against*: nothing here feeds it back into a computation.
 
 Tests (``TESTS``):
@@ -44,6 +45,9 @@ Tests (``TESTS``):
   ``a − c·b`` (``c`` = ``factor``, 1 for ``less_mean_paired``) at level ``alpha``; pass if
   significant in the claimed direction, fail if significant in the opposite one, else
   inconclusive.  ``min_runs`` as above; ``a`` and ``b`` must have equal length.
+* ``shown``: a number the paper shows (or the suite shows beside the claims) without claiming
+  anything about it: its outcome is ``shown`` whatever the value (``inconclusive`` if it was not
+  computed), never ``pass``; it needs gate ``none`` and counts in no item's status.
 """
 
 from __future__ import annotations
@@ -61,9 +65,10 @@ from duelbench.provenance.sidecar import atomic_write
 
 KINDS = ("published", "theory", "regression")
 GATES = ("quick", "full", "none")
-OUTCOMES = ("pass", "fail", "inconclusive")
+OUTCOMES = ("pass", "fail", "inconclusive", "shown")
 TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true", "in_interval",
-         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired", "ratio_less_paired")
+         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired", "ratio_less_paired",
+         "shown")
 #: Two-sample tests: their measurement carries the per-run samples ``a`` and ``b``.
 SAMPLE_TESTS = ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch", "less_mean_paired",
                 "ratio_less_paired")
@@ -168,6 +173,9 @@ def load_registry(path) -> dict:
             raise RegistryError(f"{where}: test in_interval needs numbers 'lower' <= 'upper'")
         if c["test"] in ("ratio_less_welch", "ratio_less_paired") and "factor" not in c:
             raise RegistryError(f"{where}: test {c['test']} needs 'factor'")
+        if c["test"] == "shown" and (c["gate"] != "none" or any(k in c for k in ("threshold", "tolerance", "factor"))):
+            raise RegistryError(f"{where}: test shown states no claim: it takes gate none and no threshold, "
+                                "tolerance or factor")
     errata = doc.get("errata", [])
     if not isinstance(errata, list):
         raise RegistryError(f"{path}: 'errata' must be a list")
@@ -245,6 +253,8 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
     if x is None:
         return CheckResult(dict(check), "inconclusive", None, m.evidence or "not computed at this fidelity", fidelity,
                            asserted)
+    if test == "shown":
+        return CheckResult(dict(check), "shown", x, m.evidence, fidelity, asserted)
     if test == "in_interval":
         lo, hi, x = float(check["lower"]), float(check["upper"]), float(x)
         z = float(check.get("se_multiplier", 0.0)) * float(m.se or 0.0)
@@ -300,9 +310,11 @@ def write_checks_csv(results: Sequence[CheckResult], path) -> None:
 
 def item_status(results: Sequence[CheckResult], unavailable: bool = False) -> str:
     """``replicated`` if every check passes, ``not_replicated`` if none does, else partly;
-    ``inconclusive`` if none could be decided, ``not_reproducible`` if ``unavailable``."""
+    ``inconclusive`` if none could be decided, ``not_reproducible`` if ``unavailable``; ``shown``
+    rows state no claim and are left out."""
     if unavailable:
         return "not_reproducible"
+    results = [r for r in results if r.outcome != "shown"]
     decided = [r for r in results if r.outcome != "inconclusive"]
     passed = sum(r.outcome == "pass" for r in decided)
     if not decided:
@@ -318,7 +330,7 @@ def status_rows(paper: str, results: Sequence[CheckResult], notes: Mapping[str, 
     """One ``replication_status.csv`` row per item of ``paper`` (published-kind checks only)."""
     by_item: dict[str, list[CheckResult]] = {}
     for r in results:
-        if r.check["kind"] == "published":
+        if r.check["kind"] == "published" and r.outcome != "shown":
             by_item.setdefault(r.check["item"], []).append(r)
     rows = []
     for item in sorted(by_item):

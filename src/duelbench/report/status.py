@@ -23,7 +23,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
-from .checks import STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
+from .checks import OUTCOMES, STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
 
 __all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status", "main"]
 
@@ -40,7 +40,7 @@ def read_checks_csv(path) -> tuple[str, list[CheckResult]]:
         raise ValueError(f"{path}: not a checks.csv (missing columns {sorted(missing)})")
     out = []
     for r in rows:
-        if r["outcome"] not in ("pass", "fail", "inconclusive"):
+        if r["outcome"] not in OUTCOMES:
             raise ValueError(f"{path}: check {r['claim_id']!r} has outcome {r['outcome']!r}")
         check = {"id": r["claim_id"], "kind": r["kind"], "item": r["item"], "description": r.get("description", ""),
                  "published": r.get("published") or None, "statistic": r.get("statistic", ""),
@@ -61,7 +61,7 @@ def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> d
     failed: dict[str, list[str]] = {}
     open_: dict[str, list[str]] = {}
     for r in results:
-        if r.check["kind"] != "published" or r.outcome == "pass":
+        if r.check["kind"] != "published" or r.outcome in ("pass", "shown"):
             continue
         c = r.check
         if r.outcome == "fail":
