@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
+from pathlib import Path
 
 from duelbench.cli import main as cli_main
 from duelbench.report.status import main
@@ -48,6 +50,15 @@ def test_status_records_the_checks_fidelity_and_leaves_an_up_to_date_table_alone
     assert main(["--figures", str(tmp_path)]) == 0
     assert "up to date" in capsys.readouterr().err
     assert (side.read_bytes(), side.stat().st_mtime_ns) == before  # provenance not rewritten
+    # a rebuilt checks.csv whose statuses are the same (here: a blank line more) gets a new sidecar
+    first = sorted(tmp_path.glob("*/checks.csv"))[0]
+    first.write_text(first.read_text() + "\n")
+    table = (tmp_path / "replication_status.csv").read_bytes()
+    assert main(["--figures", str(tmp_path)]) == 0
+    assert "up to date" not in capsys.readouterr().err
+    assert (tmp_path / "replication_status.csv").read_bytes() == table
+    recorded = {Path(i["path"]).parent.name: i["sha256"] for i in json.loads(side.read_text())["content"]["inputs"]}
+    assert recorded[first.parent.name] == hashlib.sha256(first.read_bytes()).hexdigest()
 
 
 def test_status_refuses_checks_of_mixed_fidelities(checkout, tmp_path, capsys):

@@ -33,7 +33,7 @@ _NOTE_EVIDENCE = 90
 def read_checks_csv(path) -> tuple[str, list[CheckResult]]:
     """``(paper, results)`` of a ``<figures>/<paper>/checks.csv``."""
     path = os.fspath(path)
-    paper = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    paper = _paper_of(path)
     rows = read_csv_rows(path)
     missing = {"claim_id", "kind", "item", "outcome"} - set(rows[0] if rows else {"claim_id", "kind", "item", "outcome"})
     if missing:
@@ -164,12 +164,26 @@ def configured_items(fidelity: str | None = None) -> dict[str, list]:
     return {name: plan(config, name).items for name in configured(config)}
 
 
+def _paper_of(checks_csv: str) -> str:
+    """The paper a ``<figures>/<paper>/checks.csv`` belongs to."""
+    return os.path.basename(os.path.dirname(os.path.abspath(checks_csv)))
+
+
 def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None) -> bool:
-    """Whether ``out`` (with a sidecar) already holds the table of ``paths``: then nothing is
-    rewritten, so a committed table and its provenance stay untouched."""
+    """Whether ``out`` already holds the table of ``paths`` and its sidecar names their current
+    bytes as its inputs: then nothing is rewritten, so a committed table and its provenance stay
+    untouched.  A rebuilt checks.csv with the same statuses still gets a new sidecar."""
     import tempfile
 
+    from duelbench.provenance.sidecar import file_sha256, read_sidecar
+
     if not (os.path.isfile(out) and os.path.isfile(out + ".json")):
+        return False
+    try:
+        recorded = {_paper_of(i["path"]): i["sha256"] for i in read_sidecar(out)["content"]["inputs"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if recorded != {_paper_of(path): file_sha256(path) for path in paths}:
         return False
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "status.csv")
