@@ -103,7 +103,7 @@ def draw_figure1(regret: pd.DataFrame, s, footer: str):
     fig.legend([handles[label] for label in labels], labels, loc="upper center", ncol=min(len(labels), 6),
                frameon=False, fontsize=8, bbox_to_anchor=(0.5, 1.0))
     fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.7 / fig.get_figheight()))
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.35 / fig.get_figheight()))
     return fig
 
 
