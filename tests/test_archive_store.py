@@ -93,3 +93,26 @@ def test_a_corrupt_manifest_line_names_the_file_and_the_fix(tmp_path):
     archive.manifest_path.write_text(archive.manifest_path.read_text() + "{not json\n")
     with pytest.raises(ValueError, match=r"MANIFEST.jsonl:2: not a manifest line .*git checkout"):
         archive.lookup("a.entry", KEY)
+
+
+def test_readers_of_one_archive_parse_its_manifest_once_and_see_each_others_writes(tmp_path, monkeypatch):
+    import json
+
+    from duelbench.archive import store
+
+    writer = Archive(tmp_path / "archive")
+    for n in range(3):
+        writer.put(f"e{n}.entry", dict(KEY, horizon=n + 1), _arrays())
+    parsed = []
+    monkeypatch.setattr(store, "json", type("counting", (), {
+        "loads": staticmethod(lambda text: parsed.append(1) or json.loads(text)), "dumps": json.dumps}))
+    store._PARSED.clear()
+    readers = [Archive(tmp_path / "archive") for _ in range(5)]
+    for reader in readers:
+        for n in range(3):
+            assert reader.lookup(f"e{n}.entry", dict(KEY, horizon=n + 1)).status == VALID
+    assert len(parsed) == 3  # one parse of three lines for five readers
+    writer.put("e3.entry", dict(KEY, horizon=4), _arrays())  # a write changes the file: parsed again
+    assert all(r.lookup("e3.entry", dict(KEY, horizon=4)).status == VALID for r in readers)
+    readers[0].manifest().pop("e0.entry")  # a caller's manifest() is its own mapping
+    assert readers[1].lookup("e0.entry", dict(KEY, horizon=1)).status == VALID

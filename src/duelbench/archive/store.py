@@ -28,6 +28,9 @@ from duelbench.provenance.sidecar import atomic_write_bytes
 from .entry import decode, encode
 
 MANIFEST = "MANIFEST.jsonl"
+#: Parsed manifests, shared by every :class:`Archive` of the process (the workflow and the tests
+#: open one per reader): real path -> (stat stamp, path -> manifest line).
+_PARSED: dict[str, tuple[tuple, dict[str, dict]]] = {}
 #: Outcomes of :meth:`Archive.lookup`.
 VALID, STALE, TAMPERED, MISSING = "valid", "stale", "tampered", "missing"
 
@@ -53,7 +56,6 @@ class Archive:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
-        self._cache: tuple[tuple, dict[str, dict]] | None = None
 
     # -- manifest ---------------------------------------------------------------------------
     @property
@@ -61,15 +63,22 @@ class Archive:
         return self.root / MANIFEST
 
     def manifest(self) -> dict[str, dict]:
-        """path -> manifest line (empty if there is no archive yet); re-read only when the
-        manifest file changed (a workflow looks up a thousand entries)."""
+        """path -> manifest line (empty if there is no archive yet): a mapping of the caller's own
+        (adding or dropping lines leaves other readers alone; the lines themselves are shared)."""
+        return dict(self._rows())
+
+    def _rows(self) -> dict[str, dict]:
+        """The parsed manifest, not to be changed; parsed again only when the file changed (a
+        workflow looks up thousands of entries through several readers)."""
         try:
             st = self.manifest_path.stat()
         except FileNotFoundError:
             return {}
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        if self._cache is not None and self._cache[0] == stamp:
-            return dict(self._cache[1])
+        key = os.path.realpath(self.manifest_path)
+        cached = _PARSED.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
         out = {}
         for n, line in enumerate(self.manifest_path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip():
@@ -80,8 +89,8 @@ class Archive:
             except (json.JSONDecodeError, KeyError) as exc:
                 raise ValueError(f"{self.manifest_path}:{n}: not a manifest line ({exc}); restore the file "
                                  f"from git (git checkout -- {self.manifest_path})") from None
-        self._cache = (stamp, out)
-        return dict(out)
+        _PARSED[key] = (stamp, out)
+        return out
 
     def _write_manifest(self, rows: Mapping[str, dict]) -> None:
         text = "".join(canonical(rows[p]) + "\n" for p in sorted(rows))
@@ -102,7 +111,7 @@ class Archive:
     # -- entries ----------------------------------------------------------------------------
     def lookup(self, path: str, key: Mapping) -> Lookup:
         """The entry at ``path`` if it was made under ``key`` and is intact."""
-        row = self.manifest().get(path)
+        row = self._rows().get(path)
         if row is None:
             return Lookup(MISSING)
         if canonical(row["key"]) != canonical(key):
