@@ -56,6 +56,8 @@ class Archive:
 
     def __init__(self, root: str | os.PathLike):
         self.root = Path(root)
+        #: Key of the manifest in :data:`_PARSED` (resolved once: lookups are a hot path).
+        self._parsed_key = os.path.realpath(self.root / MANIFEST)
 
     # -- manifest ---------------------------------------------------------------------------
     @property
@@ -75,8 +77,7 @@ class Archive:
         except FileNotFoundError:
             return {}
         stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
-        key = os.path.realpath(self.manifest_path)
-        cached = _PARSED.get(key)
+        cached = _PARSED.get(self._parsed_key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
         out = {}
@@ -89,7 +90,7 @@ class Archive:
             except (json.JSONDecodeError, KeyError) as exc:
                 raise ValueError(f"{self.manifest_path}:{n}: not a manifest line ({exc}); restore the file "
                                  f"from git (git checkout -- {self.manifest_path})") from None
-        _PARSED[key] = (stamp, out)
+        _PARSED[self._parsed_key] = (stamp, out)
         return out
 
     def _write_manifest(self, rows: Mapping[str, dict]) -> None:
