@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from duelbench.report.checks import OUTCOMES, CheckResult, Measurement
+from duelbench.report.checks import CheckResult, Measurement, outcome_counts
 
 
 class Missing(Measurement):
@@ -56,7 +56,7 @@ def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs
         write_checks_csv(results, ctx.output.csv)
         for r in results:
             print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
-    counts = {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
     write_sidecar(ctx.output.csv, inputs=[*inputs, display_path(ctx.input.registry)], config=ctx.settings,
-                  seeds=dict(seeds), extra={"experiment": ctx.plan.name, "outcomes": counts}, **t.as_kwargs())
+                  seeds=dict(seeds), extra={"experiment": ctx.plan.name, "outcomes": outcome_counts(results)},
+                  **t.as_kwargs())
     return results

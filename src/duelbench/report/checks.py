@@ -308,6 +308,11 @@ def write_checks_csv(results: Sequence[CheckResult], path) -> None:
     _atomic_csv(path, CHECK_COLUMNS, [r.row() for r in results])
 
 
+def outcome_counts(results: Sequence[CheckResult]) -> dict[str, int]:
+    """Number of results per outcome (every one of :data:`OUTCOMES`, zeros included)."""
+    return {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
+
+
 def item_status(results: Sequence[CheckResult], unavailable: bool = False) -> str:
     """``replicated`` if every check passes, ``not_replicated`` if none does, else partly;
     ``inconclusive`` if none could be decided, ``not_reproducible`` if ``unavailable``; ``shown``

@@ -275,7 +275,7 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
 def write_checks(ctx: StepContext) -> list:
     """Every registry check at the active fidelity -> ``checks.csv`` (+ sidecar)."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import OUTCOMES, evaluate_registry, write_checks_csv
+    from duelbench.report.checks import evaluate_registry, outcome_counts, write_checks_csv
 
     s, inp = ctx.settings, ctx.input
     with log_to(ctx.log), Timer() as t:
@@ -293,6 +293,6 @@ def write_checks(ctx: StepContext) -> list:
     write_sidecar(ctx.output.checks_csv, inputs=inputs + list(inp.shards), config=dict(s),
                   seeds={"seed": int(s["seed"]), "appendix_c": int(s["appendix_c"]["seed"])},
                   extra={"experiment": NAME, "fidelity": s["fidelity"],
-                         "outcomes": {o: sum(r.outcome == o for r in results) for o in OUTCOMES}},
+                         "outcomes": outcome_counts(results)},
                   **t.as_kwargs())
     return results
