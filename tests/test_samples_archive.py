@@ -113,9 +113,10 @@ def _sample_functions() -> set[tuple[str, str]]:
     """(experiment, function) of every sample family the committed archive holds."""
     from pathlib import Path
 
-    manifest = Path(__file__).resolve().parent.parent / "archive" / "MANIFEST.jsonl"
-    keys = [json.loads(line)["key"] for line in manifest.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return {(k["experiment"], k["function"]) for k in keys if k["kind"] == samples.KIND}
+    from duelbench.archive.store import Archive
+
+    rows = Archive(Path(__file__).resolve().parent.parent / "archive").manifest().values()
+    return {(r["key"]["experiment"], r["key"]["function"]) for r in rows if r["key"]["kind"] == samples.KIND}
 
 
 @pytest.mark.parametrize("experiment,function", sorted(_sample_functions()))
@@ -128,6 +129,7 @@ def test_the_code_key_of_samples_leaves_out_the_framework(experiment, function):
     closure = [codehash.module_name(f) for f in codehash.import_closure(samples._module_file(experiment, function),
                                                                         exclude=codehash.PROVENANCE)]
     own = (f"duelbench.experiments.{experiment}.", "duelbench.experiments.job_identity")
-    framework = [m for m in closure if m == "duelbench.experiments" or m.startswith(("duelbench.archive", "duelbench.report"))
+    framework = [m for m in closure
+                 if m == "duelbench.experiments" or m.startswith(("duelbench.archive", "duelbench.report"))
                  or (m.startswith("duelbench.experiments.") and not m.startswith(own))]
     assert closure and not framework, f"{experiment}:{function} imports {framework}"
