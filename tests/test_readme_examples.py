@@ -30,3 +30,14 @@ def test_python_api_example_runs():
     (code,) = _blocks("Python API")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_listed_subcommands_exist():
+    """Every ``duelbench SUBCOMMAND`` the README's command list shows is one this installation has."""
+    from duelbench.cli import available_commands
+
+    text = README.read_text()
+    block = text.split("The `duelbench` command is for one-off use", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    listed = {line.split()[1] for line in block.splitlines() if line.startswith("duelbench ")}
+    assert {"cost", "status", "bench-all"} <= listed
+    assert listed <= {c.name for c in available_commands()}

@@ -335,6 +335,12 @@ COMMANDS: tuple[Command, ...] = (
         delegate=("duelbench.experiments.config_check", "main"),
     ),
     Command(
+        "cost",
+        "CPU time per panel of an experiment, from the sidecars of the shards this checkout computed",
+        requires=(("duelbench.experiments.cost", "main"),),
+        delegate=("duelbench.experiments.cost", "main"),
+    ),
+    Command(
         "status",
         "rewrite figures/replication_status.csv from the checks.csv files on disk",
         requires=(("duelbench.report.status", "main"),),

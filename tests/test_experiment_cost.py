@@ -1,0 +1,87 @@
+"""``duelbench cost``: CPU time per panel from the shards' provenance sidecars.
+
+The sidecars are written by the real writer (:func:`write_sidecar`) with the fields the shard
+jobs record (``extra.source_hash``, ``extra.lock_hash``, ``run.cpu_time_s``), on dummy outputs:
+what is tested is the reading, grouping and extrapolation, not a simulation.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from duelbench.algorithms.registry import source_hash
+from duelbench.experiments.config_check import checkout_config
+from duelbench.experiments.contract import plans
+from duelbench.experiments.cost import cost_rows, main, panel_totals
+from duelbench.provenance.codehash import lock_hash
+from duelbench.provenance.sidecar import write_sidecar
+
+
+@pytest.fixture(scope="module")
+def config():
+    return checkout_config(fidelity="smoke")
+
+
+def _timed_shard(root, spec, cpu: float, code: str | None = None) -> None:
+    out = os.path.join(root, spec.path)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "wb") as fh:
+        fh.write(b"not a shard")
+    write_sidecar(out, extra={"source_hash": code or source_hash(spec.algorithm), "lock_hash": lock_hash()},
+                  cpu_time=cpu)
+
+
+def test_cost_extrapolates_from_this_codes_shards_only(tmp_path, config):
+    declared, _ = plans(config, "demo")
+    group = [s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "rucb")]
+    assert len(group) >= 2
+    _timed_shard(tmp_path, group[0], 3.0)
+    _timed_shard(tmp_path, group[1], 99.0, code="0" * 64)  # other code: its time says nothing
+    rows = cost_rows(config, "demo", [str(tmp_path)])
+    row = next(r for r in rows if (r["panel"], r["algorithm"]) == ("arxiv", "rucb"))
+    assert (row["shards"], row["timed"], row["cpu_s"]) == (len(group), 1, 3.0)
+    assert row["cpu_h"] == pytest.approx(3.0 * len(group) / 3600)
+    untimed = [r for r in rows if r["timed"] == 0]
+    assert untimed and all(math.isnan(r["cpu_h"]) for r in untimed)
+    # a panel sums its timed groups only and counts the others
+    panel = next(t for t in panel_totals(rows) if t["panel"] == "arxiv")
+    assert panel["cpu_h"] == pytest.approx(row["cpu_h"])
+    assert panel["untimed_groups"] == sum(1 for r in rows if r["panel"] == "arxiv" and r is not row)
+
+
+def test_cost_reads_the_first_root_with_this_codes_sidecar(tmp_path, config):
+    declared, _ = plans(config, "demo")
+    spec = next(s for s in declared.shards if (s.dataset, s.algorithm) == ("sushi", "dts"))
+    _timed_shard(tmp_path / "a", spec, 5.0, code="1" * 64)
+    _timed_shard(tmp_path / "b", spec, 7.0)
+    rows = cost_rows(config, "demo", [str(tmp_path / "a"), str(tmp_path / "b")])
+    row = next(r for r in rows if (r["panel"], r["algorithm"]) == ("sushi", "dts"))
+    assert (row["timed"], row["cpu_s"]) == (1, 7.0)
+
+
+def test_cost_variants_list_only_the_shards_they_add(config):
+    declared, variants = plans(config, "wu2016")
+    rows = cost_rows(config, "wu2016", [], readings=True)
+    assert sum(r["shards"] for r in rows if r["reading"] == "declared") == len(declared.shards)
+    paths = {s.path for s in declared.shards}
+    for reading, p in sorted(variants.items()):
+        added = {s.path for s in p.shards} - paths
+        assert sum(r["shards"] for r in rows if r["reading"] == reading) == len(added), reading
+        paths |= added
+
+
+def test_cost_cli_names_an_unknown_experiment(capsys):
+    assert main(["no_such_paper"]) == 2
+    err = capsys.readouterr().err
+    assert "no_such_paper" in err and "wu2016" in err
+
+
+def test_cost_cli_writes_its_table(tmp_path, capsys):
+    out = tmp_path / "cost.csv"
+    assert main(["demo", "--fidelity", "smoke", "--results", str(tmp_path), "--csv", str(out)]) == 0
+    text = out.read_text().splitlines()
+    assert text[0] == "reading,kind,panel,algorithm,horizon,shards,timed,cpu_s,cpu_h"
+    assert "total 0.000 CPU-h at smoke fidelity" in capsys.readouterr().out
