@@ -44,12 +44,37 @@ def test_cost_extrapolates_from_this_codes_shards_only(tmp_path, config):
     row = next(r for r in rows if (r["panel"], r["algorithm"]) == ("arxiv", "rucb"))
     assert (row["shards"], row["timed"], row["cpu_s"]) == (len(group), 1, 3.0)
     assert row["cpu_h"] == pytest.approx(3.0 * len(group) / 3600)
+    assert (row["todo"], row["todo_cpu_h"]) == (len(group) - 1, pytest.approx(3.0 * (len(group) - 1) / 3600))
     untimed = [r for r in rows if r["timed"] == 0]
-    assert untimed and all(math.isnan(r["cpu_h"]) for r in untimed)
+    assert untimed and all(math.isnan(r["cpu_h"]) and r["todo"] == r["shards"] for r in untimed)
     # a panel sums its timed groups only and counts the others
     panel = next(t for t in panel_totals(rows) if t["panel"] == "arxiv")
     assert panel["cpu_h"] == pytest.approx(row["cpu_h"])
     assert panel["untimed_groups"] == sum(1 for r in rows if r["panel"] == "arxiv" and r is not row)
+
+
+def test_cost_counts_a_valid_archive_entry_as_done(tmp_path, config):
+    """A shard computed for real, then archived: done (not to do) whether or not its sidecar is read."""
+    from duelbench.archive.store import Archive
+    from duelbench.engine import shard_archive
+    from duelbench.engine.shards import run_shard
+
+    declared, _ = plans(config, "demo")
+    spec = next(s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "random"))
+    group = [s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "random")]
+    result = run_shard(tmp_path / "co" / spec.path, dataset=spec.dataset, algorithm=spec.algorithm,
+                       params=spec.params, horizon=spec.horizon, run_start=spec.run_start, run_stop=spec.run_stop,
+                       seed=spec.seed, fidelity=spec.fidelity, quiet=True)
+    shard_archive.archive_result(Archive(tmp_path / "archive"), result, declared.kinds)
+
+    def row(roots):
+        rows = cost_rows(config, "demo", roots, archive=tmp_path / "archive")
+        return next(r for r in rows if (r["panel"], r["algorithm"]) == ("arxiv", "random"))
+
+    assert (row([])["timed"], row([])["todo"]) == (0, len(group) - 1)
+    timed = row([str(tmp_path / "co")])
+    assert (timed["timed"], timed["todo"], timed["todo_cpu_h"] > 0) == (1, len(group) - 1, len(group) > 1)
+    assert cost_rows(config, "demo", [])[0]["todo"] == cost_rows(config, "demo", [])[0]["shards"]
 
 
 def test_cost_reads_the_first_root_with_this_codes_sidecar(tmp_path, config):
@@ -79,9 +104,11 @@ def test_cost_cli_names_an_unknown_experiment(capsys):
     assert "no_such_paper" in err and "wu2016" in err
 
 
-def test_cost_cli_writes_its_table(tmp_path, capsys):
+def test_cost_cli_writes_its_table(tmp_path, capsys, config):
+    n = len(plans(config, "demo")[0].shards)
     out = tmp_path / "cost.csv"
-    assert main(["demo", "--fidelity", "smoke", "--results", str(tmp_path), "--csv", str(out)]) == 0
+    assert main(["demo", "--fidelity", "smoke", "--results", str(tmp_path), "--archive", "off",
+                 "--csv", str(out)]) == 0
     text = out.read_text().splitlines()
-    assert text[0] == "reading,kind,panel,algorithm,horizon,shards,timed,cpu_s,cpu_h"
-    assert "total 0.000 CPU-h at smoke fidelity" in capsys.readouterr().out
+    assert text[0] == "reading,kind,panel,algorithm,horizon,shards,timed,cpu_s,cpu_h,todo,todo_cpu_h"
+    assert f"total 0.000 CPU-h, to do {n} shards, 0.000 CPU-h, at smoke fidelity" in capsys.readouterr().out

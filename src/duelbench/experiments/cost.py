@@ -5,6 +5,7 @@
     duelbench cost wu2016                           # the declared reading, results of this checkout
     duelbench cost wu2016 --readings                # plus what each reading variant adds
     duelbench cost wu2016 --results ../fill --csv cost.csv
+    duelbench cost wu2016 --archive off               # every shard counts as still to compute
 
 Every shard the workflow computes has a provenance sidecar with its CPU time (``run.cpu_time_s``).
 This command plans the experiment at the configured fidelity, reads the sidecar of each planned
@@ -15,10 +16,14 @@ reports per group (dataset, algorithm, horizon for simulations; family for sampl
   (a shard computed by other code, or read from the results archive without a sidecar, is
   not timed: its time says nothing about this code);
 * ``cpu_s``: the CPU seconds of the timed shards; ``cpu_h``: **an extrapolation**, the mean
-  CPU time of a timed shard of the group times the planned shards (NaN without a timed shard).
+  CPU time of a timed shard of the group times the planned shards (NaN without a timed shard);
+* ``todo``: the planned shards still to compute, neither valid in the results archive
+  (``--archive``, default the checkout's ``archive/``) nor timed under a ``--results`` checkout;
+  ``todo_cpu_h``: the same extrapolation for them (0 when nothing remains): how long a
+  resumed build has to go.
 
-Panel lines sum ``cpu_h`` over a dataset's timed groups and count the untimed ones (a sample
-family is its own panel). With
+Panel lines sum ``cpu_h`` and ``todo_cpu_h`` over a dataset's timed groups and count the
+untimed ones (a sample family is its own panel). With
 ``--readings``, each reading variant lists only the shards its declared reading does not
 already plan (what it adds). Timings depend on the host: measurements, never results.
 """
@@ -31,12 +36,15 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from duelbench.archive.sources import OFF
+from duelbench.archive.store import VALID
 from duelbench.provenance.sidecar import read_sidecar
 
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plans
 
-COLUMNS = ["reading", "kind", "panel", "algorithm", "horizon", "shards", "timed", "cpu_s", "cpu_h"]
+COLUMNS = ["reading", "kind", "panel", "algorithm", "horizon", "shards", "timed", "cpu_s", "cpu_h", "todo",
+           "todo_cpu_h"]
 
 
 def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | None:
@@ -52,32 +60,40 @@ def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | No
     return float(cpu)
 
 
-def _timed(shards, roots: Sequence[str], code_of, code_field: str) -> tuple[int, float]:
-    """(timed shards, their CPU seconds): the first root holding a sidecar of this code counts."""
+def _timed(shards, roots: Sequence[str], code_of, code_field: str) -> list[float | None]:
+    """CPU seconds of each shard (None if untimed): the first root with a sidecar of this code counts."""
     from duelbench.provenance.codehash import lock_hash
 
-    lock, n, total = lock_hash(), 0, 0.0
+    lock, out = lock_hash(), []
     for shard in shards:
+        cpu = None
         for root in roots:
             cpu = _cpu_seconds(os.path.join(root, shard.path), code_of(shard), lock, code_field)
             if cpu is not None:
-                n, total = n + 1, total + cpu
                 break
-    return n, total
+        out.append(cpu)
+    return out
 
 
-def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code_of, code_field) -> dict:
-    timed, cpu = _timed(shards, roots, code_of, code_field)
-    est = cpu / timed * len(shards) / 3600 if timed else math.nan
+def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code_of, code_field,
+         sources) -> dict:
+    times = _timed(shards, roots, code_of, code_field)
+    found = [c for c in times if c is not None]
+    todo = sum(1 for sh, c in zip(shards, times) if c is None and sources.status(sh) != VALID)
+    per = sum(found) / len(found) / 3600 if found else math.nan
     return {"reading": reading, "kind": kind, "panel": panel, "algorithm": algorithm, "horizon": horizon,
-            "shards": len(shards), "timed": timed, "cpu_s": cpu, "cpu_h": est}
+            "shards": len(shards), "timed": len(found), "cpu_s": sum(found), "cpu_h": per * len(shards),
+            "todo": todo, "todo_cpu_h": per * todo if todo else 0.0}
 
 
-def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), readings: bool = False) -> list[dict]:
-    """One row per (reading, group) of ``experiment``'s planned shards: see the module doc."""
+def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), readings: bool = False,
+              archive: str | os.PathLike | None = None) -> list[dict]:
+    """One row per (reading, group) of ``experiment``'s planned shards (see the module doc);
+    ``archive``: the results archive folder (None: no archive, every untimed shard is to do)."""
     from duelbench.algorithms.registry import source_hash
+    from duelbench.engine.shard_sources import ShardSources
 
-    from .samples import sample_key
+    from .samples import SampleSources, sample_key
 
     if experiment not in configured(config):
         raise LookupError(f"no experiment {experiment!r} in the configuration "
@@ -96,29 +112,37 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
                 fams.setdefault(shard.family, []).append(shard)
         seen.update(s.path for s in p.shards)
         seen.update(s.path for s in p.samples)
+        shard_sources, sample_sources = ShardSources(archive, p.kinds), SampleSources(archive)
         for (dataset, alg, horizon), specs in sorted(sims.items()):
             rows.append(_row(reading, "simulation", dataset, alg, horizon, specs, roots,
-                             lambda s: source_hash(s.algorithm), "source_hash"))
+                             lambda s: source_hash(s.algorithm), "source_hash", shard_sources))
         for family, shards in sorted(fams.items()):
             rows.append(_row(reading, "samples", family, "", "", shards, roots,
-                             lambda s: sample_key(s)["code"], "code_hash"))
+                             lambda s: sample_key(s)["code"], "code_hash", sample_sources))
     return rows
 
 
 def panel_totals(rows: Sequence[Mapping]) -> list[dict]:
-    """(reading, panel) sums: shards, timed shards, ``cpu_h`` over the groups with a timed shard,
-    and ``untimed_groups`` (groups without one, left out of ``cpu_h``)."""
+    """(reading, panel) sums of ``shards``, ``timed``, ``todo``, and of ``cpu_h`` and ``todo_cpu_h``
+    over the groups that have a timed shard; ``untimed_groups`` counts the others (left out)."""
     out: dict[tuple, dict] = {}
     for r in rows:
         t = out.setdefault((r["reading"], r["panel"]), {"reading": r["reading"], "panel": r["panel"], "shards": 0,
-                                                        "timed": 0, "cpu_h": 0.0, "untimed_groups": 0})
-        t["shards"] += r["shards"]
-        t["timed"] += r["timed"]
+                                                        "timed": 0, "cpu_h": 0.0, "todo": 0, "todo_cpu_h": 0.0,
+                                                        "untimed_groups": 0})
+        for k in ("shards", "timed", "todo"):
+            t[k] += r[k]
         if r["timed"]:
             t["cpu_h"] += r["cpu_h"]
+            t["todo_cpu_h"] += r["todo_cpu_h"]
         else:
             t["untimed_groups"] += 1
     return list(out.values())
+
+
+def _line(reading: str, panel: str, what: str, r: Mapping) -> str:
+    return (f"{reading:<30} {panel:<28} {what:<30} {r['timed']:>5}/{r['shards']:<5} timed {r['cpu_h']:9.3f} CPU-h"
+            f" | to do {r['todo']:>5} {r['todo_cpu_h']:9.3f} CPU-h")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,28 +152,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--fidelity", help="plan this fidelity instead of the configuration's")
     parser.add_argument("--results", action="append", metavar="DIR",
                         help=f"a checkout whose results/ to read (repeatable; default {CHECKOUT})")
+    parser.add_argument("--archive", default=str(CHECKOUT / "archive"),
+                        help="the results archive whose valid entries are done ('off': none)")
     parser.add_argument("--readings", action="store_true", help="also what each reading variant adds")
     parser.add_argument("--csv", help="write the per-group table here as well")
     args = parser.parse_args(argv)
+    archive = None if args.archive.strip().lower() in OFF else args.archive
     try:
         config = checkout_config(args.config, fidelity=args.fidelity)
-        rows = cost_rows(config, args.experiment, args.results or [str(CHECKOUT)], args.readings)
+        rows = cost_rows(config, args.experiment, args.results or [str(CHECKOUT)], args.readings, archive)
     except LookupError as exc:
         print(f"duelbench cost: error: {exc.args[0]}", file=sys.stderr)
         return 2
     for r in rows:
         what = f"{r['algorithm']} T={r['horizon']}" if r["kind"] == "simulation" else "samples"
-        print(f"{r['reading']:<30} {r['panel']:<28} {what:<30} {r['timed']:>5}/{r['shards']:<5} timed "
-              f"{r['cpu_h']:9.3f} CPU-h")
+        print(_line(r["reading"], r["panel"], what, r))
     print()
-    total, untimed = 0.0, 0
-    for t in panel_totals(rows):
-        total, untimed = total + t["cpu_h"], untimed + t["untimed_groups"]
+    totals = panel_totals(rows)
+    for t in totals:
         note = f" (+ {t['untimed_groups']} untimed groups)" if t["untimed_groups"] else ""
-        print(f"{t['reading']:<30} {t['panel']:<28} {'panel':<30} {t['timed']:>5}/{t['shards']:<5} timed "
-              f"{t['cpu_h']:9.3f} CPU-h{note}")
-    print(f"total {total:.3f} CPU-h at {config['fidelity']} fidelity, extrapolated from the timed shards"
-          + (f"; {untimed} groups without a timed shard are not counted" if untimed else ""))
+        print(_line(t["reading"], t["panel"], "panel", t) + note)
+    untimed = sum(t["untimed_groups"] for t in totals)
+    print(f"total {sum(t['cpu_h'] for t in totals):.3f} CPU-h, to do {sum(t['todo'] for t in totals)} shards, "
+          f"{sum(t['todo_cpu_h'] for t in totals):.3f} CPU-h, at {config['fidelity']} fidelity, extrapolated from "
+          "the timed shards" + (f"; {untimed} groups without a timed shard are not counted" if untimed else ""))
     if args.csv:
         import pandas as pd
 
