@@ -60,8 +60,8 @@ def test_cost_counts_a_valid_archive_entry_as_done(tmp_path, config):
     from duelbench.engine.shards import run_shard
 
     declared, _ = plans(config, "demo")
-    spec = next(s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "random"))
     group = [s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "random")]
+    spec = group[0]
     result = run_shard(tmp_path / "co" / spec.path, dataset=spec.dataset, algorithm=spec.algorithm,
                        params=spec.params, horizon=spec.horizon, run_start=spec.run_start, run_stop=spec.run_stop,
                        seed=spec.seed, fidelity=spec.fidelity, quiet=True)

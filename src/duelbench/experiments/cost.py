@@ -5,7 +5,7 @@
     duelbench cost wu2016                           # the declared reading, results of this checkout
     duelbench cost wu2016 --readings                # plus what each reading variant adds
     duelbench cost wu2016 --results ../fill --csv cost.csv
-    duelbench cost wu2016 --archive off               # every shard counts as still to compute
+    duelbench cost wu2016 --archive off             # every shard counts as still to compute
 
 Every shard the workflow computes has a provenance sidecar with its CPU time (``run.cpu_time_s``).
 This command plans the experiment at the configured fidelity, reads the sidecar of each planned
@@ -60,24 +60,25 @@ def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | No
     return float(cpu)
 
 
-def _timed(shards, roots: Sequence[str], code_of, code_field: str) -> list[float | None]:
-    """CPU seconds of each shard (None if untimed): the first root with a sidecar of this code counts."""
+def _timed(shards, roots: Sequence[str], code: str, code_field: str) -> list[float | None]:
+    """CPU seconds of each shard (None if untimed): the first root with a sidecar of ``code`` counts."""
     from duelbench.provenance.codehash import lock_hash
 
     lock, out = lock_hash(), []
     for shard in shards:
         cpu = None
         for root in roots:
-            cpu = _cpu_seconds(os.path.join(root, shard.path), code_of(shard), lock, code_field)
+            cpu = _cpu_seconds(os.path.join(root, shard.path), code, lock, code_field)
             if cpu is not None:
                 break
         out.append(cpu)
     return out
 
 
-def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code_of, code_field,
+def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code: str, code_field: str,
          sources) -> dict:
-    times = _timed(shards, roots, code_of, code_field)
+    """One group's row; ``code``: this checkout's code hash of the group (one algorithm or family)."""
+    times = _timed(shards, roots, code, code_field)
     found = [c for c in times if c is not None]
     todo = sum(1 for sh, c in zip(shards, times) if c is None and sources.status(sh) != VALID)
     per = sum(found) / len(found) / 3600 if found else math.nan
@@ -93,15 +94,15 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
     from duelbench.algorithms.registry import source_hash
     from duelbench.engine.shard_sources import ShardSources
 
-    from .samples import SampleSources, sample_key
+    from .samples import SampleSources, function_code_hash
 
     if experiment not in configured(config):
         raise LookupError(f"no experiment {experiment!r} in the configuration "
                           f"(configured: {', '.join(configured(config))})")
     declared, variants = plans(config, experiment)
-    todo = [("declared", declared)] + (sorted(variants.items()) if readings else [])
+    chosen = [("declared", declared)] + (sorted(variants.items()) if readings else [])
     rows, seen = [], set()
-    for reading, p in todo:
+    for reading, p in chosen:
         sims: dict[tuple, list] = {}
         for spec in p.shards:
             if spec.path not in seen:
@@ -114,11 +115,11 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
         seen.update(s.path for s in p.samples)
         shard_sources, sample_sources = ShardSources(archive, p.kinds), SampleSources(archive)
         for (dataset, alg, horizon), specs in sorted(sims.items()):
-            rows.append(_row(reading, "simulation", dataset, alg, horizon, specs, roots,
-                             lambda s: source_hash(s.algorithm), "source_hash", shard_sources))
+            rows.append(_row(reading, "simulation", dataset, alg, horizon, specs, roots, source_hash(alg),
+                             "source_hash", shard_sources))
         for family, shards in sorted(fams.items()):
-            rows.append(_row(reading, "samples", family, "", "", shards, roots,
-                             lambda s: sample_key(s)["code"], "code_hash", sample_sources))
+            code = function_code_hash(shards[0].experiment, shards[0].function)  # one function per family
+            rows.append(_row(reading, "samples", family, "", "", shards, roots, code, "code_hash", sample_sources))
     return rows
 
 
