@@ -128,3 +128,12 @@ def test_dirty_ignores_rewritten_outputs_but_not_source_edits(tmp_path):
     assert prov._git_state(pkg) == (commit, False)
     (tmp_path / "src" / "pkg" / "mod.py").write_text("x = 2\n")          # a source edit
     assert prov._git_state(pkg) == (commit, True)
+
+
+def test_code_mismatches_names_each_field_that_differs():
+    content = {"extra": {"source_hash": "abc", "lock_hash": "L1"}}
+    assert prov.code_mismatches(content, "source_hash", "abc", "L1") == []
+    assert prov.code_mismatches(content, "source_hash", "abd", "L1") == ["source_hash"]
+    assert prov.code_mismatches(content, "source_hash", "abc", "L2") == ["lock_hash"]
+    # a sidecar recording neither field matches no code
+    assert prov.code_mismatches({}, "code_hash", "abc", "L1") == ["code_hash", "lock_hash"]

@@ -22,7 +22,7 @@ from pathlib import Path
 from duelbench.algorithms.registry import source_hash
 from duelbench.archive.store import VALID, Archive
 from duelbench.provenance.codehash import PACKAGE_ROOT, lock_hash
-from duelbench.provenance.sidecar import file_sha256, read_sidecar
+from duelbench.provenance.sidecar import code_mismatches, file_sha256, read_sidecar
 
 from . import shard_archive
 from .result import RECORDED_KINDS
@@ -37,13 +37,13 @@ def computed_here(path: str, algorithm: str) -> None:
         content = read_sidecar(path)["content"]
     except FileNotFoundError:
         raise ValueError(f"{path}: no provenance sidecar {path}.json; rebuild the shard with the workflow") from None
-    extra = content.get("extra", {})
     problems = []
     if content.get("output_sha256") != file_sha256(path):
         problems.append("its bytes differ from the sha256 in its sidecar")
-    if extra.get("source_hash") != source_hash(algorithm):
+    mismatched = code_mismatches(content, "source_hash", source_hash(algorithm), lock_hash())
+    if "source_hash" in mismatched:
         problems.append("it was computed by other code (source_hash differs)")
-    if extra.get("lock_hash") != lock_hash():
+    if "lock_hash" in mismatched:
         problems.append("it was computed under another requirements.lock (or the sidecar does not record it)")
     if problems:
         raise ValueError(f"{path}: not archived: {'; '.join(problems)}. Recompute it with this code "

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 
 from duelbench.archive.sources import OFF
 from duelbench.archive.store import VALID
-from duelbench.provenance.sidecar import read_sidecar
+from duelbench.provenance.sidecar import code_mismatches, read_sidecar
 
 from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plans
@@ -53,9 +53,8 @@ def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | No
         doc = read_sidecar(path)
     except (FileNotFoundError, ValueError):
         return None
-    extra = doc.get("content", {}).get("extra", {})
     cpu = doc.get("run", {}).get("cpu_time_s")
-    if (extra.get(code_field), extra.get("lock_hash")) != (code, lock) or cpu is None:
+    if code_mismatches(doc.get("content", {}), code_field, code, lock) or cpu is None:
         return None
     return float(cpu)
 

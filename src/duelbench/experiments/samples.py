@@ -36,7 +36,7 @@ from duelbench.archive.store import VALID, Archive
 from duelbench.data.errors import DataError
 from duelbench.engine.shard_archive import matrix_sha256
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
-from duelbench.provenance.sidecar import atomic_write, file_sha256, read_sidecar, write_sidecar
+from duelbench.provenance.sidecar import atomic_write, code_mismatches, file_sha256, read_sidecar, write_sidecar
 
 from . import ConfigError, log_to
 from .contract import SampleShard, resolve
@@ -193,8 +193,7 @@ def refusal(shard: SampleShard) -> str | None:
     requirements.lock, bytes that differ from its sidecar), or None when it can."""
     key = sample_key(shard)
     content = read_sidecar(shard.path)["content"]
-    extra = content.get("extra", {})
-    if (extra.get("code_hash"), extra.get("lock_hash")) != (key["code"], key["lock"]):
+    if code_mismatches(content, "code_hash", key["code"], key["lock"]):
         return (f"{shard.path}: computed by other code or another requirements.lock than this checkout's; "
                 "rebuild it before archiving")
     if content.get("output_sha256") != file_sha256(shard.path):

@@ -289,6 +289,18 @@ def read_sidecar(output_path: str | os.PathLike) -> dict[str, Any]:
         return json.load(f)
 
 
+def code_mismatches(content: Mapping[str, Any], code_field: str, code: str, lock: str) -> list[str]:
+    """Which of ``code_field`` and ``lock_hash`` in a sidecar's ``content["extra"]`` differ from
+    ``code`` and ``lock`` (this checkout's code hash and ``requirements.lock`` hash); empty when the
+    output was computed by this code under this lock file.
+
+    ``code_field`` is ``"source_hash"`` for simulated shards (the algorithm's code) and
+    ``"code_hash"`` for sample shards (the sample function's import closure).
+    """
+    extra = content.get("extra", {})
+    return [field for field, want in ((code_field, code), ("lock_hash", lock)) if extra.get(field) != want]
+
+
 class Timer:
     """Context manager measuring wall and CPU time of a block.
 
