@@ -31,7 +31,8 @@ output has a ``.json`` provenance sidecar)
     value at T), mean ± 1 s.e. bands.
 ``figure2.csv``, ``figure2.md``, ``figure2.png|pdf``
     STD of the regret at Figure 2's time over ECW-RMED's mean (W8, the caption) and over the
-    algorithm's own mean, per panel and algorithm, with the published bars beside.
+    algorithm's own mean, per panel and algorithm; the figure has one panel per normalisation,
+    the published bars beside the reproduced ones in both.
 ``checks.csv``
     Every check of ``data/published/wu2016.yaml`` at the active fidelity.
 
@@ -236,8 +237,8 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
              f"The paper's grouped bars give the STD of the regret at T = 10^6 of ECW-RMED, D-TS and D-TS+ on both "
              f"panels, normalised by ECW-RMED's mean regret (caption). Here at t = {t2} (the end of (a), a "
              "checkpoint of (b)): sample STD over the runs divided by ECW-RMED's mean (W8, the checks), and divided "
-             "by the algorithm's own mean (the other reading of L934-L935, shown only); the published bars are drawn "
-             "beside the reproduced ones.", (out["figure2_png"], out["figure2_pdf"], out["figure2_md"],
+             "by the algorithm's own mean (the other reading of L934-L935, shown only, the right panel); the published "
+             "bars are drawn beside the reproduced ones in both panels.", (out["figure2_png"], out["figure2_pdf"], out["figure2_md"],
                                               out["figure2_csv"])),
         Item("curves", "table", "Regret curves behind Figures 1-2",
              "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run regret at each panel's "
