@@ -133,3 +133,20 @@ def test_the_code_key_of_samples_leaves_out_the_framework(experiment, function):
                  if m == "duelbench.experiments" or m.startswith(("duelbench.archive", "duelbench.report"))
                  or (m.startswith("duelbench.experiments.") and not m.startswith(own))]
     assert closure and not framework, f"{experiment}:{function} imports {framework}"
+
+
+def test_the_archive_report_names_an_experiment_without_simulation_shards():
+    """``--report`` prints no size per run where none can be known: a sample-only experiment
+    (Chen et al.) and one whose simulation shards are all still to compute."""
+    from duelbench.experiments.archiving import report_line
+
+    nan = float("nan")
+    samples_only = {"experiment": "chen2020", "status": {"samples valid": 3}, "simulation_MB": 0.0,
+                    "sample_MB": 0.5, "bytes_per_run": nan, "planned_runs": 0, "projected_simulation_MB": nan}
+    line = report_line(samples_only, "paper")
+    assert line.startswith("chen2020 (paper): no simulation shards planned, 0.500 MB samples")
+    none_yet = dict(samples_only, experiment="wu2016", status={"absent": 2}, planned_runs=20)
+    assert "no simulation shard archived yet (20 runs planned)" in report_line(none_yet, "quick")
+    archived = dict(none_yet, simulation_MB=0.002, bytes_per_run=228.0, projected_simulation_MB=0.00456)
+    assert "0.002 MB simulation (228 bytes per run, 20 runs planned: 0.00 MB when complete)" in report_line(archived, "quick")
+    assert "nan" not in line + report_line(none_yet, "quick")

@@ -22,6 +22,7 @@ commits ``archive/``, so a build stopped on one machine resumes on another.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -140,6 +141,21 @@ def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]
     return rows
 
 
+def report_line(row: Mapping, fidelity: str) -> str:
+    """One line of ``--report`` for a row of :func:`paper_report`; an experiment without
+    simulation shards (sample shards only) or with none archived yet says so instead of
+    printing a size per run it cannot know."""
+    if not row["planned_runs"]:
+        simulation = "no simulation shards planned"
+    elif math.isnan(row["bytes_per_run"]):
+        simulation = f"no simulation shard archived yet ({row['planned_runs']} runs planned)"
+    else:
+        simulation = (f"{row['simulation_MB']:.3f} MB simulation ({row['bytes_per_run']:.0f} bytes per run, "
+                      f"{row['planned_runs']} runs planned: {row['projected_simulation_MB']:.2f} MB when complete)")
+    return (f"{row['experiment']} ({fidelity}): {simulation}, {row['sample_MB']:.3f} MB samples; "
+            f"shards {dict(sorted(row['status'].items()))}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m duelbench.experiments.archiving",
                                      description=__doc__.splitlines()[0])
@@ -163,10 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.report:
         for fidelity, config in configs.items():
             for r in paper_report(config, args.archive):
-                print(f"{r['experiment']} ({fidelity}): {r['simulation_MB']:.3f} MB simulation "
-                      f"({r['bytes_per_run']:.0f} bytes per run, {r['planned_runs']} runs planned: "
-                      f"{r['projected_simulation_MB']:.2f} MB when complete), {r['sample_MB']:.3f} MB samples; "
-                      f"shards {dict(sorted(r['status'].items()))}")
+                print(report_line(r, fidelity))
         return 0
     status = 0
     for fidelity, config in configs.items():
