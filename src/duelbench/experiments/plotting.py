@@ -147,8 +147,12 @@ def regret_panels(
     title: str | None = None,
     ylabel: str | None = None,
     panel_size: tuple[float, float] = (4.2, 3.2),
+    yscale: str = "linear",
 ):
     """Cumulative regret against t (log x), one panel per dataset, mean ± 1 s.e. shaded.
+
+    ``yscale="log"`` draws regret on a log axis too (points with zero mean regret are left out),
+    for panels where a linear-regret baseline would flatten the others onto the axis.
 
     ``table`` has the columns of :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`.
     ``labels`` maps (algorithm, param_hash) to a legend label (default: :func:`algorithm_label`).
@@ -175,11 +179,12 @@ def regret_panels(
                 style["linestyle"] = variant_styles[variants.index(phash) % len(variant_styles)]
             label = (labels or {}).get((algorithm, phash), style["label"])
             style["label"] = label
-            mask = t > 0
+            mask = (t > 0) & (mean > 0) if yscale == "log" else t > 0
             (line,) = ax.plot(t[mask], mean[mask], lw=1.6, **style)
             ax.fill_between(t[mask], (mean - se)[mask], (mean + se)[mask], color=style["color"], alpha=0.2, lw=0)
             handles.setdefault(label, line)
         ax.set_xscale("log")
+        ax.set_yscale(yscale)
         ax.set_title(dataset)
         ax.set_xlabel("time step t")
         ax.grid(True, which="major", alpha=0.3)

@@ -34,6 +34,7 @@ def plot(ctx: StepContext) -> None:
         table = pd.read_csv(ctx.input.csv, dtype={"param_hash": str})
         fig = regret_panels(
             table, kind=s["plot_kind"], panels=list(s["datasets"]), labels=labels(ctx.config, s["fidelity"]),
+            yscale="log",  # Random's linear regret would flatten the learning algorithms onto the axis
             title=f"Cumulative {s['plot_kind']} regret (mean ± 1 s.e., {int(s['runs'])} runs, fidelity {s['fidelity']})",
         )
         save_figure(fig, out_paths)
