@@ -4,9 +4,11 @@
 
 import duelbench.bench as dbx_bench
 from duelbench.provenance.codehash import module_closure_hash
+from duelbench.report.markdown import engine_throughput_table
 
-THROUGHPUT_CSV = f"{dbx.figures_root(config)}/engine/throughput.csv"
-THROUGHPUT_MD = f"{dbx.figures_root(config)}/engine/throughput.md"
+# The table's path is the one REPORT.md links (also when `duelbench status --report` writes it).
+THROUGHPUT_MD = engine_throughput_table(config)
+THROUGHPUT_CSV = os.path.splitext(THROUGHPUT_MD)[0] + ".csv"
 
 
 rule engine_throughput:
