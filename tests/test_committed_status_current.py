@@ -1,6 +1,6 @@
 """The committed results were produced under the current published-number registry and
 configuration: a check added, removed or redeclared in ``data/published/<paper>.yaml`` (its
-statistic, published value, tolerance, gate, test, item or wording), or a changed setting of the
+statistic, estimator, region, published value, gate, item, quote, lines or wording), or a changed setting of the
 experiment, makes this fail until the paper's outputs are rebuilt and committed with it. Comments
 in the registry do not count. ``replication_status.csv`` must come from the committed checks.csv."""
 
@@ -16,7 +16,8 @@ from duelbench.report.checks import CheckResult, load_registry
 CHECKOUT = Path(__file__).resolve().parent.parent
 FIGURES = CHECKOUT / "figures"
 PAPERS = sorted(p.parent.name for p in FIGURES.glob("*/checks.csv"))
-DECLARED = ("claim_id", "kind", "item", "description", "published", "tolerance", "gate", "test", "statistic")
+DECLARED = ("claim_id", "kind", "item", "lines", "quote", "description", "statistic", "estimator", "region", "published",
+            "erratum", "gate")
 
 
 def _rows(path: Path) -> list[dict]:
@@ -28,7 +29,7 @@ def _rows(path: Path) -> list[dict]:
 def test_committed_checks_declare_what_the_registry_declares(paper):
     registry = load_registry(CHECKOUT / "data" / "published" / f"{paper}.yaml")
     committed = {r["claim_id"]: r for r in _rows(FIGURES / paper / "checks.csv")}
-    declared = {c["id"]: CheckResult(check=c, outcome="", reproduced=None, evidence="", fidelity="paper").row()
+    declared = {c["id"]: CheckResult(check=c, outcome="", decision=None, evidence="", fidelity="paper").row()
                 for c in registry["checks"]}
     assert sorted(committed) == sorted(declared), "checks added to or removed from the registry since the build"
     stale = [f"{cid}.{col}: committed {committed[cid][col]!r}, registry {str(declared[cid][col])!r}"

@@ -29,7 +29,7 @@ def test_status_through_the_cli_and_its_errors(tmp_path, capsys):
     assert f"no {tmp_path / 'none'}/<paper>/checks.csv found" in err and "--figures" in err
     paper = tmp_path / "somepaper"
     paper.mkdir()
-    (paper / "checks.csv").write_text("claim_id,kind,item,outcome\nx,published,Table 1,maybe\n")
+    (paper / "checks.csv").write_text("claim_id,kind,item,outcome,outcome_adjusted\nx,published,Table 1,maybe,pass\n")
     assert main(["--figures", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "checks.csv" in err and "'maybe'" in err

@@ -346,6 +346,12 @@ COMMANDS: tuple[Command, ...] = (
         requires=(("duelbench.report.status", "main"),),
         delegate=("duelbench.report.status", "main"),
     ),
+    Command(
+        "verdicts",
+        "write the verdict changelog against the blessed verdicts, or bless a released version",
+        requires=(("duelbench.report.changelog", "main"),),
+        delegate=("duelbench.report.changelog", "main"),
+    ),
 )
 
 

@@ -76,4 +76,27 @@ rule report_markdown:
         "../scripts/report_md.py"
 
 
-register_experiment("report", with_sidecars([STATUS_OUT, REPORT_MD]))
+CHANGELOG_CSV = f"{dbx.figures_root(config)}/verdict_changelog.csv"
+CHANGELOG_MD = f"{dbx.figures_root(config)}/verdict_changelog.md"
+
+
+rule verdict_changelog:
+    input:
+        checks=_papers_checks,
+        blessed="data/verdicts/blessed.csv",
+    output:
+        csv=CHANGELOG_CSV,
+        md=CHANGELOG_MD,
+        meta=with_sidecars([CHANGELOG_CSV, CHANGELOG_MD])[2:],
+    log:
+        f"{RESULTS}/logs/{FIDELITY}/verdict_changelog.log",
+    threads: 1
+    message:
+        "verdicts changed since the blessed version -> {output.md}"
+    params:
+        code=_report_code("duelbench.report.changelog"),
+    script:
+        "../scripts/changelog.py"
+
+
+register_experiment("report", with_sidecars([STATUS_OUT, REPORT_MD, CHANGELOG_CSV, CHANGELOG_MD]))

@@ -32,7 +32,7 @@ def evaluate_with_reasons(registry: Mapping, measure: Callable[[str], Measuremen
     for r in results:
         m = ms.get(r.check["statistic"])
         if isinstance(m, Missing):
-            r.outcome, r.reproduced, r.evidence = "inconclusive", None, m.evidence
+            r.outcome, r.adjusted, r.decision, r.evidence = "inconclusive", "inconclusive", None, m.evidence
         elif m is not None and m.evidence and not r.evidence.startswith(m.evidence):
             r.evidence = f"{m.evidence}; {r.evidence}"
     return results

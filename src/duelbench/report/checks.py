@@ -1,53 +1,34 @@
-"""Published-number registry and replication checks.
+"""Published-claim registry and replication checks.
 
 ``data/published/<paper>.yaml`` holds one entry per check, written before the run it judges::
 
     paper: komiyama2016
+    multiplicity: holm             # adjustment over the paper's published checks (the only one)
     checks:
       - id: table1_lb_mean
-        kind: published            # published number or claim | theory identity | regression
+        kind: published            # published | theory | erratum | shown (see KINDS)
         item: Table 1
+        quote: "6.7 × 10^2"        # published: the paper's words or number, short
+        lines: L300                # published: where (Lnnn, or @offset for a one-line text)
         description: mean Theorem-2 constant over 10^4 random 16-arm submatrices
-        published: 670             # as printed (6.7x10^2); null for claims without a number
-        statistic: table1.lb.mean  # what the experiment computes (its module documents it)
-        test: abs_tolerance        # see TESTS below
-        tolerance: 50              # test-specific; documented per test
+        statistic: table1:lb:mean  # what the experiment computes (its module documents it)
+        estimator: normal          # duelbench.report.verdict.ESTIMATORS
+        region: {printed: 670, half_unit: 5, factor: 1.1}   # where the claim holds
         gate: quick                # quick | full | none: the fidelity at which it is asserted
-        alpha: 0.05                # for statistical tests
 
-Experiments compute a :class:`Measurement` per statistic; :func:`evaluate` compares it with the
-declared test and returns ``pass``, ``fail`` or ``inconclusive`` (``shown`` for a number
-shown without a claim).  A published number is only
-ever *compared against*: nothing here feeds it back into a computation.
+Every check is decided by :mod:`duelbench.report.verdict`: the estimate's 95 % interval inside
+the region passes, outside fails, across a boundary is inconclusive; the p-values of the published
+checks of a paper are Holm-adjusted and the adjusted verdict sets the items' status.
 
-Tests (``TESTS``):
+Kinds (``KINDS``): ``published`` — a sentence, number or figure feature the paper states (with
+``quote`` and ``lines``); only these set a status.  ``theory`` — the suite's own test of a theorem
+or of an assumption (reported in its own section).  ``erratum`` — a test of a printed formula or
+statement the paper's errata list corrects (``erratum: <id>`` of the registry's ``errata``).
+``shown`` — a number shown without a claim (outcome ``shown``, no region).
 
-* ``abs_tolerance``: pass iff ``|x − published| ≤ tolerance + z·se`` (``z`` = ``se_multiplier``,
-  default 0; declare it to allow for Monte-Carlo error).
-* ``rel_tolerance``: pass iff ``|x/published − 1| ≤ tolerance``.
-* ``log10_tolerance``: pass iff ``|log10 x − log10 published| ≤ tolerance`` (orders of magnitude).
-* ``greater_than`` / ``less_than``: pass iff ``x > threshold`` / ``x < threshold`` where
-  ``threshold`` is the declared ``threshold`` (else ``published``).
-* ``true``: a boolean claim; pass iff the measurement is true.
-* ``in_interval``: a prediction "x lies in [lower, upper]" (e.g. a fitted slope); pass iff
-  ``lower ≤ x ≤ upper``; outside it, inconclusive while ``[x − z·se, x + z·se]`` (``z`` =
-  ``se_multiplier``, default 0) still meets the interval, else fail.
-* ``less_mean_welch``: paired samples ``a`` (runs of A) and ``b`` (runs of B); the claim is
-  "mean A < mean B".  One-sided Welch t-test at level ``alpha``: pass if significant in the
-  claimed direction, fail if significant in the opposite direction, else inconclusive.
-  Declare ``min_runs``: with fewer runs per side the outcome is inconclusive.
-* ``not_less_mean_welch``: the claim is "A is not better than B" (mean A ≥ mean B): fail if the
-  one-sided Welch test finds mean A < mean B at level ``alpha``, else pass.
-* ``ratio_less_welch``: as above for "mean A < c · mean B" (``factor`` = c), using the samples
-  ``a`` and ``c·b``.
-* ``less_mean_paired`` / ``ratio_less_paired``: the same claims for paired samples (``a[r]`` and
-  ``b[r]`` come from the same run r, e.g. the same random instance): one-sided paired t-test on
-  ``a − c·b`` (``c`` = ``factor``, 1 for ``less_mean_paired``) at level ``alpha``; pass if
-  significant in the claimed direction, fail if significant in the opposite one, else
-  inconclusive.  ``min_runs`` as above; ``a`` and ``b`` must have equal length.
-* ``shown``: a number the paper shows (or the suite shows beside the claims) without claiming
-  anything about it: its outcome is ``shown`` whatever the value (``inconclusive`` if it was not
-  computed), never ``pass``; it needs gate ``none`` and counts in no item's status.
+Earlier registries name a ``test`` instead of an estimator and a region; :data:`LEGACY_TESTS`
+translates each into the contract (``published``/``threshold``/``tolerance``/``factor``/
+``lower``/``upper`` give the region), so one contract decides every check.
 """
 
 from __future__ import annotations
@@ -63,23 +44,29 @@ import yaml
 
 from duelbench.provenance.sidecar import atomic_write
 
-KINDS = ("published", "theory", "regression")
+from . import verdict as V
+
+KINDS = ("published", "theory", "erratum", "shown")
 GATES = ("quick", "full", "none")
 OUTCOMES = ("pass", "fail", "inconclusive", "shown")
-TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true", "in_interval",
-         "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired", "ratio_less_paired",
-         "shown")
-#: Two-sample tests: their measurement carries the per-run samples ``a`` and ``b``.
+#: Legacy ``test`` names and the contract each stands for: (estimator, region builder).  The
+#: sample tests decide on the ratio of means (the reproduced value is mean A / mean B).
+LEGACY_TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true",
+                "in_interval", "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired",
+                "ratio_less_paired", "shown")
+TESTS = LEGACY_TESTS
 SAMPLE_TESTS = ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch", "less_mean_paired",
                 "ratio_less_paired")
-CHECK_COLUMNS = ("claim_id", "kind", "item", "description", "published", "reproduced", "tolerance", "gate",
-                 "outcome", "test", "statistic", "fidelity", "asserted", "evidence")
+CHECK_COLUMNS = ("claim_id", "kind", "item", "lines", "quote", "description", "statistic", "estimator", "region",
+                 "estimate", "ci_low", "ci_high", "p_pass", "p_fail", "outcome", "p_pass_adjusted",
+                 "p_fail_adjusted", "outcome_adjusted", "runs", "runs_to_decide", "robust", "published", "erratum",
+                 "gate", "asserted", "fidelity", "method", "evidence")
 STATUS_COLUMNS = ("paper", "item", "status", "checks_passed", "checks_total", "note")
 #: ``inconclusive`` extends DESIGN.md's four statuses: every check of the item was computed but
 #: none could be decided at this fidelity (e.g. orderings with too few runs in a quick build);
 #: ``not_reproducible`` stays reserved for items whose data or details are unavailable.
 STATUSES = ("replicated", "partly_replicated", "not_replicated", "not_reproducible", "inconclusive")
-_REQUIRED = ("id", "kind", "item", "description", "statistic", "test", "gate")
+_REQUIRED = ("id", "kind", "item", "description", "statistic", "gate")
 
 
 class RegistryError(ValueError):
@@ -88,11 +75,14 @@ class RegistryError(ValueError):
 
 @dataclass
 class Measurement:
-    """What an experiment reproduced for one statistic.
+    """What an experiment measured for one statistic.
 
-    ``value`` is the point estimate (number or bool); ``se`` its standard error if any;
-    ``a``/``b`` per-run samples for the two-sample tests; ``evidence`` a short text shown in
-    ``checks.csv`` (e.g. means and p-value).
+    ``value`` the point estimate (number or bool) and ``se`` its standard error (``df`` its
+    degrees of freedom) if any; ``a``/``b`` per-run samples of the two compared curves;
+    ``successes``/``trials`` for a proportion; ``replicates`` bootstrap replicates of ``value``
+    (:func:`duelbench.report.verdict.bootstrap`); ``runs`` the runs behind it; ``components``
+    (label, Measurement) pairs that one claim judges together; ``evidence`` a short text shown in
+    ``checks.csv`` (which curves, which panel).
     """
 
     value: Any = None
@@ -100,35 +90,58 @@ class Measurement:
     a: Sequence[float] | None = None
     b: Sequence[float] | None = None
     evidence: str = ""
+    df: float | None = None
+    successes: int | None = None
+    trials: int | None = None
+    replicates: Sequence[float] | None = None
+    runs: int | None = None
+    components: Sequence[tuple[str, "Measurement"]] | None = None
 
 
 @dataclass
 class CheckResult:
+    """The verdict of one check: raw (its own 95 % interval) and Holm-adjusted over the paper's
+    published checks (``adjusted``; equal to ``outcome`` for the other kinds)."""
+
     check: dict
     outcome: str
-    reproduced: Any
+    decision: V.Decision | None
     evidence: str
     fidelity: str
-    asserted: bool = field(default=False)
+    asserted: bool = False
+    adjusted: str = ""
+    p_pass_adjusted: float | None = None
+    p_fail_adjusted: float | None = None
+    value: Any = None
+
+    @property
+    def status_outcome(self) -> str:
+        return self.adjusted or self.outcome
 
     def row(self) -> dict:
-        c = self.check
-        tol = c.get("tolerance", c.get("threshold", c.get("factor", "")))
-        return {"claim_id": c["id"], "kind": c["kind"], "item": c["item"], "description": c["description"],
-                "published": "" if c.get("published") is None else c["published"],
-                "reproduced": _fmt(self.reproduced), "tolerance": tol, "gate": c["gate"], "outcome": self.outcome,
-                "test": c["test"], "statistic": c["statistic"], "fidelity": self.fidelity,
-                "asserted": self.asserted, "evidence": self.evidence}
-
-
-def _fmt(x) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, (bool, np.bool_)):
-        return str(bool(x))
-    if isinstance(x, (int, float, np.floating, np.integer)):
-        return repr(float(x)) if isinstance(x, (float, np.floating)) else str(int(x))
-    return str(x)
+        c, d = self.check, self.decision
+        e = d.estimate if d else None
+        region = c.get("_region")
+        value = e.value if e else self.value
+        if isinstance(self.value, (bool, np.bool_)):
+            value = bool(self.value)
+        elif e and region is not None and region.truth is not None and e.law == "exact":
+            value = bool(e.value > 0.5)  # a truth value is written as one
+        robust = "; ".join(e.notes) if e else ""
+        return {"claim_id": c["id"], "kind": c["kind"], "item": c["item"], "lines": c.get("lines", ""),
+                "quote": c.get("quote", ""), "description": c["description"], "statistic": c["statistic"],
+                "estimator": c.get("_estimator", ""), "region": region.label if region else "",
+                "estimate": V.machine_number(value), "ci_low": V.machine_number(e.lower) if e else "",
+                "ci_high": V.machine_number(e.upper) if e else "",
+                "p_pass": V.machine_number(d.p_pass) if d else "", "p_fail": V.machine_number(d.p_fail) if d else "",
+                "outcome": self.outcome,
+                "p_pass_adjusted": V.machine_number(self.p_pass_adjusted),
+                "p_fail_adjusted": V.machine_number(self.p_fail_adjusted),
+                "outcome_adjusted": self.status_outcome, "runs": e.runs if e and e.runs else "",
+                "runs_to_decide": d.runs_to_decide if d and d.runs_to_decide else "", "robust": robust,
+                "published": "" if c.get("published") is None else c["published"], "erratum": c.get("erratum", ""),
+                "gate": c["gate"], "asserted": self.asserted, "fidelity": self.fidelity,
+                "method": e.method if e else "", "evidence": self.evidence}
 
 
 #: Keys of an erratum of the paper text (the registry's optional ``errata`` list): where, what is
@@ -136,8 +149,74 @@ def _fmt(x) -> str:
 ERRATUM_KEYS = ("id", "lines", "printed", "used", "evidence")
 
 
+def _num(c, key):
+    """A number of the registry (YAML 1.1 reads ``1e-09`` as a string: accepted)."""
+    v = c.get(key)
+    if isinstance(v, bool):
+        return None
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def contract(c: Mapping, where: str = "check") -> tuple[str, V.Region | None, Any]:
+    """(estimator, region, combine) of a check: declared, or translated from its legacy ``test``."""
+    if "estimator" in c or "region" in c:
+        if "test" in c:
+            raise RegistryError(f"{where}: declare either a test or an estimator and a region, not both")
+        est = c.get("estimator")
+        if est not in V.ESTIMATORS:
+            raise RegistryError(f"{where}: estimator must be one of {V.ESTIMATORS}, got {est!r}")
+        if c["kind"] == "shown":
+            return est, None, c.get("combine")
+        if "region" not in c:
+            raise RegistryError(f"{where}: a {c['kind']} check needs a region")
+        try:
+            return est, V.parse_region(c["region"], f"{where}: region"), c.get("combine")
+        except V.ContractError as exc:
+            raise RegistryError(str(exc)) from None
+    test = c.get("test")
+    if test not in LEGACY_TESTS:
+        raise RegistryError(f"{where}: declare estimator and region (or a test, one of {LEGACY_TESTS}), got {test!r}")
+    pub, tol = _num(c, "published"), _num(c, "tolerance")
+    thr = _num(c, "threshold") if "threshold" in c else pub
+    factor = _num(c, "factor")
+    if test in ("abs_tolerance", "rel_tolerance", "log10_tolerance") and (pub is None or tol is None):
+        raise RegistryError(f"{where}: test {test} needs 'published' and 'tolerance'")
+    if test in ("greater_than", "less_than") and thr is None:
+        raise RegistryError(f"{where}: test {test} needs 'threshold' (or 'published')")
+    if test in ("ratio_less_welch", "ratio_less_paired") and factor is None:
+        raise RegistryError(f"{where}: test {test} needs 'factor'")
+    if test == "in_interval" and not (_num(c, "lower") is not None and _num(c, "upper") is not None
+                                      and c["lower"] <= c["upper"]):
+        raise RegistryError(f"{where}: test in_interval needs numbers 'lower' <= 'upper'")
+    R = V.parse_region
+    table = {
+        "abs_tolerance": lambda: ("normal", R({"between": [pub - tol, pub + tol]} if tol else {"equals": pub})),
+        "rel_tolerance": lambda: ("normal", R({"between": sorted([pub * (1 - tol), pub * (1 + tol)])})),
+        "log10_tolerance": lambda: ("normal", R({"between": [pub / 10**tol, pub * 10**tol]})),
+        "greater_than": lambda: ("normal", R({"above": thr})),
+        "less_than": lambda: ("normal", R({"below": thr})),
+        "true": lambda: ("exact", R({"is": True})),
+        "in_interval": lambda: ("normal", R({"between": [c["lower"], c["upper"]]})),
+        "less_mean_welch": lambda: ("mean_ratio", R({"below": 1})),
+        "not_less_mean_welch": lambda: ("mean_ratio", R({"above": 1})),
+        "ratio_less_welch": lambda: ("mean_ratio", R({"below": factor})),
+        "less_mean_paired": lambda: ("paired_mean_ratio", R({"below": 1})),
+        "ratio_less_paired": lambda: ("paired_mean_ratio", R({"below": factor})),
+        "shown": lambda: ("normal", None),
+    }
+    try:
+        est, region = table[test]()
+    except V.ContractError as exc:
+        raise RegistryError(f"{where}: {exc}") from None
+    return est, region, c.get("combine")
+
+
 def load_registry(path) -> dict:
-    """Read and validate ``data/published/<paper>.yaml``; errors name the file and the check."""
+    """Read and validate ``data/published/<paper>.yaml``; errors name the file and the check.
+    Each check gains ``_estimator``, ``_region`` and ``_combine`` (its contract)."""
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text())
@@ -147,6 +226,16 @@ def load_registry(path) -> dict:
         raise RegistryError(f"{path}: not valid YAML ({exc})") from None
     if not isinstance(doc, dict) or "paper" not in doc or not isinstance(doc.get("checks"), list):
         raise RegistryError(f"{path}: expected a mapping with keys 'paper' and 'checks' (a list)")
+    if doc.get("multiplicity", "holm") != "holm":
+        raise RegistryError(f"{path}: multiplicity must be 'holm' (the adjustment the suite declares)")
+    errata = doc.get("errata", [])
+    if not isinstance(errata, list):
+        raise RegistryError(f"{path}: 'errata' must be a list")
+    for k, e in enumerate(errata):
+        missing = [key for key in ERRATUM_KEYS if not (isinstance(e, dict) and e.get(key))]
+        if missing:
+            raise RegistryError(f"{path}: errata[{k}]: missing key(s) {missing} (each erratum has {list(ERRATUM_KEYS)})")
+    errata_ids = {e["id"] for e in errata}
     seen = set()
     for k, c in enumerate(doc["checks"]):
         where = f"{path}: checks[{k}]" + (f" (id {c.get('id')!r})" if isinstance(c, dict) else "")
@@ -158,31 +247,23 @@ def load_registry(path) -> dict:
         if c["id"] in seen:
             raise RegistryError(f"{where}: duplicate id")
         seen.add(c["id"])
+        if c["kind"] == "regression":
+            raise RegistryError(f"{where}: kind 'regression' is retired: a number shown without a claim is kind "
+                                "'shown', the suite's own test of a theorem is kind 'theory'")
         if c["kind"] not in KINDS:
             raise RegistryError(f"{where}: kind must be one of {KINDS}, got {c['kind']!r}")
         if c["gate"] not in GATES:
             raise RegistryError(f"{where}: gate must be one of {GATES}, got {c['gate']!r}")
-        if c["test"] not in TESTS:
-            raise RegistryError(f"{where}: test must be one of {TESTS}, got {c['test']!r}")
-        if c["test"] in ("abs_tolerance", "rel_tolerance", "log10_tolerance") and ("tolerance" not in c or c.get("published") is None):
-            raise RegistryError(f"{where}: test {c['test']} needs 'published' and 'tolerance'")
-        if c["test"] in ("greater_than", "less_than") and c.get("threshold", c.get("published")) is None:
-            raise RegistryError(f"{where}: test {c['test']} needs 'threshold' (or 'published')")
-        if c["test"] == "in_interval" and not (isinstance(c.get("lower"), (int, float))
-                                               and isinstance(c.get("upper"), (int, float)) and c["lower"] <= c["upper"]):
-            raise RegistryError(f"{where}: test in_interval needs numbers 'lower' <= 'upper'")
-        if c["test"] in ("ratio_less_welch", "ratio_less_paired") and "factor" not in c:
-            raise RegistryError(f"{where}: test {c['test']} needs 'factor'")
-        if c["test"] == "shown" and (c["gate"] != "none" or any(k in c for k in ("threshold", "tolerance", "factor"))):
+        if c["kind"] == "erratum" and c.get("erratum") not in errata_ids:
+            raise RegistryError(f"{where}: kind erratum names its entry of the errata list (erratum: <id>, one of "
+                                f"{sorted(errata_ids)}), got {c.get('erratum')!r}")
+        if c.get("test") == "shown" and c["kind"] not in ("shown", "theory"):
+            raise RegistryError(f"{where}: test shown states no claim: declare kind shown")
+        if (c["kind"] == "shown" or c.get("test") == "shown") and (
+                c["gate"] != "none" or any(k in c for k in ("threshold", "tolerance", "factor", "region"))):
             raise RegistryError(f"{where}: test shown states no claim: it takes gate none and no threshold, "
-                                "tolerance or factor")
-    errata = doc.get("errata", [])
-    if not isinstance(errata, list):
-        raise RegistryError(f"{path}: 'errata' must be a list")
-    for k, e in enumerate(errata):
-        missing = [key for key in ERRATUM_KEYS if not (isinstance(e, dict) and e.get(key))]
-        if missing:
-            raise RegistryError(f"{path}: errata[{k}]: missing key(s) {missing} (each erratum has {list(ERRATUM_KEYS)})")
+                                "tolerance, factor or region")
+        c["_estimator"], c["_region"], c["_combine"] = contract(c, where)
     return doc
 
 
@@ -195,102 +276,92 @@ def is_asserted(gate: str, fidelity: str) -> bool:
     return False
 
 
-def welch_one_sided(a, b) -> tuple[float, float]:
-    """t statistic and one-sided p-value for H1: mean(a) < mean(b) (Welch–Satterthwaite df)."""
-    from scipy import stats
-
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
-    diff = a.mean() - b.mean()
-    if va + vb == 0:
-        return (-math.inf if diff < 0 else math.inf if diff > 0 else 0.0), (0.0 if diff < 0 else 1.0)
-    t = diff / math.sqrt(va + vb)
-    df = (va + vb) ** 2 / ((va**2 / (a.size - 1) if a.size > 1 else 0) + (vb**2 / (b.size - 1) if b.size > 1 else 0))
-    return t, float(stats.t.cdf(t, df))
+def _with_contract(check: Mapping) -> dict:
+    c = dict(check)
+    if "_estimator" not in c:
+        c["_estimator"], c["_region"], c["_combine"] = contract(c, f"check {c.get('id')!r}")
+    return c
 
 
-def paired_one_sided(a, b) -> tuple[float, float]:
-    """t statistic and one-sided p-value for H1: mean(a − b) < 0 (paired t-test, n − 1 df)."""
-    from scipy import stats
+def _value_of(x):
+    if isinstance(x, (bool, np.bool_)):
+        return 1.0 if x else 0.0
+    return float(x)
 
-    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    se = d.std(ddof=1) / math.sqrt(d.size) if d.size > 1 else 0.0
-    if se == 0:
-        m = d.mean()
-        return (-math.inf if m < 0 else math.inf if m > 0 else 0.0), (0.0 if m < 0 else 1.0)
-    t = d.mean() / se
-    return t, float(stats.t.cdf(t, d.size - 1))
+
+def _decide_one(c: Mapping, m: Measurement, where: str) -> V.Decision:
+    est, region = c["_estimator"], c["_region"]
+    if est in V.SAMPLE_ESTIMATORS and m.value is not None and m.a is None:
+        est = "normal"  # a legacy sample test on a precomputed number
+    mm = m
+    if est in ("exact", "normal") and isinstance(m.value, (bool, np.bool_)):
+        mm = Measurement(value=_value_of(m.value), se=None)
+    e = V.estimate(est, mm, where)
+    if region is None:
+        return V.Decision("shown", e, 1.0, 1.0)
+    return V.decide(e, region)
 
 
 def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
-    """Apply the declared test of ``check`` to the measurement ``m``."""
-    test = check["test"]
-    pub = check.get("published")
-    asserted = is_asserted(check["gate"], fidelity)
-    if test in SAMPLE_TESTS:
-        a = np.asarray(m.a, dtype=float)
-        b = np.asarray(m.b, dtype=float) * float(check.get("factor", 1.0))
-        if min(a.size, b.size) < int(check.get("min_runs", 2)):
-            ev = (m.evidence + "; " if m.evidence else "") + f"only {min(a.size, b.size)} runs (min_runs {check.get('min_runs', 2)})"
-            return CheckResult(dict(check), "inconclusive", m.value, ev, fidelity, asserted)
-        alpha = float(check.get("alpha", 0.05))
-        paired = test in ("less_mean_paired", "ratio_less_paired")
-        if paired and a.size != b.size:
-            raise ValueError(f"check {check['id']}: paired samples of unequal length {a.size} and {b.size}")
-        one_sided = paired_one_sided if paired else welch_one_sided
-        t, p = one_sided(a, b)
-        _, p_rev = one_sided(b, a)
-        if test == "not_less_mean_welch":
-            outcome = "fail" if p < alpha else "pass"
-        else:
-            outcome = "pass" if p < alpha else "fail" if p_rev < alpha else "inconclusive"
-        ev = f"mean A={a.mean():.6g}, mean B{'·c' if test.startswith('ratio') else ''}={b.mean():.6g}, " \
-             f"n={a.size}/{b.size}, one-sided {'paired t' if paired else 'Welch'} p={p:.3g}"
-        value = m.value if m.value is not None else a.mean() / b.mean() if b.mean() else math.inf
-        return CheckResult(dict(check), outcome, value, (m.evidence + "; " if m.evidence else "") + ev, fidelity, asserted)
-    x = m.value
-    if x is None:
-        return CheckResult(dict(check), "inconclusive", None, m.evidence or "not computed at this fidelity", fidelity,
-                           asserted)
-    if test == "shown":
-        return CheckResult(dict(check), "shown", x, m.evidence, fidelity, asserted)
-    if test == "in_interval":
-        lo, hi, x = float(check["lower"]), float(check["upper"]), float(x)
-        z = float(check.get("se_multiplier", 0.0)) * float(m.se or 0.0)
-        outcome = "pass" if lo <= x <= hi else "inconclusive" if (x - z <= hi and x + z >= lo) else "fail"
-        ev = (m.evidence + "; " if m.evidence else "") + (f"s.e. {m.se:.3g}" if m.se is not None else "")
-        return CheckResult(dict(check), outcome, x, ev.rstrip("; "), fidelity, asserted)
-    if test == "true":
-        ok = bool(x)
-    elif test == "abs_tolerance":
-        slack = float(check["tolerance"]) + float(check.get("se_multiplier", 0.0)) * float(m.se or 0.0)
-        ok = abs(float(x) - float(pub)) <= slack
-    elif test == "rel_tolerance":
-        ok = abs(float(x) / float(pub) - 1.0) <= float(check["tolerance"])
-    elif test == "log10_tolerance":
-        ok = float(x) > 0 and abs(math.log10(float(x)) - math.log10(float(pub))) <= float(check["tolerance"])
-    elif test == "greater_than":
-        ok = float(x) > float(check.get("threshold", pub))
-    elif test == "less_than":
-        ok = float(x) < float(check.get("threshold", pub))
-    else:  # pragma: no cover - guarded by load_registry
-        raise RegistryError(f"unknown test {test!r}")
+    """Decide ``check`` on the measurement ``m`` (:mod:`duelbench.report.verdict`)."""
+    c = _with_contract(check)
+    asserted = is_asserted(c["gate"], fidelity)
+    where = f"check {c['id']}"
     ev = m.evidence
-    if m.se is not None:
-        ev = (ev + "; " if ev else "") + f"s.e. {m.se:.3g}"
-    return CheckResult(dict(check), "pass" if ok else "fail", x, ev, fidelity, asserted)
+    if m.components:
+        if c["_region"] is None:
+            raise RegistryError(f"{where}: a combined claim needs a region")
+        missing = [lab for lab, cm in m.components if cm.value is None and not (cm.a is not None and len(cm.a))]
+        if missing:
+            return CheckResult(c, "inconclusive", None, ev or f"not computed: {', '.join(missing)}", fidelity, asserted)
+        parts = [(lab, _decide_one(c, cm, f"{where} [{lab}]")) for lab, cm in m.components]
+        d = V.combine(parts, c.get("_combine") or "all")
+        detail = "; ".join(f"{lab}: {V.sig(pd.estimate.value)} [{V.sig(pd.estimate.lower)}, "
+                           f"{V.sig(pd.estimate.upper)}] {pd.verdict}" for lab, pd in parts)
+        return CheckResult(c, d.verdict, d, f"{ev}; {detail}" if ev else detail, fidelity, asserted)
+    is_sample = c["_estimator"] in V.SAMPLE_ESTIMATORS and m.a is not None
+    if m.value is None and not is_sample and m.successes is None:
+        return CheckResult(c, "inconclusive", None, ev or "not computed at this fidelity", fidelity, asserted)
+    if is_sample:
+        n = min(len(m.a), len(m.b))
+        if n < int(c.get("min_runs", 2)):
+            return CheckResult(c, "inconclusive", None, (ev + "; " if ev else "") +
+                               f"only {n} runs (min_runs {c.get('min_runs', 2)})", fidelity, asserted)
+    try:
+        d = _decide_one(c, m, where)
+    except V.ContractError as exc:
+        raise ValueError(str(exc)) from None
+    outcome = d.verdict
+    if is_sample:
+        a, b = np.asarray(m.a, float), np.asarray(m.b, float)
+        ev = (ev + "; " if ev else "") + f"mean A {V.sig(V.fmean(a), 4)}, mean B {V.sig(V.fmean(b), 4)}, " \
+                                         f"n = {a.size}/{b.size}"
+    return CheckResult(c, outcome, d, ev, fidelity, asserted, value=m.value if d is None else None)
+
+
+def adjust(results: Sequence[CheckResult]) -> list[CheckResult]:
+    """Holm's adjustment over the published checks that carry a sampling estimate (in place)."""
+    family = [r for r in results if r.check["kind"] == "published" and r.decision is not None
+              and r.outcome in V.VERDICTS and (r.decision.estimate.law != "exact" or r.decision.components)]
+    adj = V.adjusted_verdicts([r.decision for r in family])
+    for r, (v, pp, pf) in zip(family, adj):
+        r.adjusted = v if r.outcome != "inconclusive" else "inconclusive"
+        r.p_pass_adjusted, r.p_fail_adjusted = pp, pf
+    for r in results:
+        if not r.adjusted:
+            r.adjusted = r.outcome
+    return list(results)
 
 
 def evaluate_registry(registry: Mapping, measurements: Mapping[str, Measurement], fidelity: str) -> list[CheckResult]:
-    """Evaluate every check; a statistic the experiment did not compute is ``inconclusive``."""
+    """Evaluate every check, then adjust; a statistic the experiment did not compute is ``inconclusive``."""
     out = []
     for c in registry["checks"]:
         m = measurements.get(c["statistic"])
         if m is None:
             m = Measurement(evidence=f"statistic {c['statistic']!r} not computed")
         out.append(evaluate(c, m, fidelity))
-    return out
+    return adjust(out)
 
 
 def _atomic_csv(path, columns, rows) -> None:
@@ -309,22 +380,22 @@ def write_checks_csv(results: Sequence[CheckResult], path) -> None:
 
 
 def outcome_counts(results: Sequence[CheckResult]) -> dict[str, int]:
-    """Number of results per outcome (every one of :data:`OUTCOMES`, zeros included)."""
-    return {o: sum(r.outcome == o for r in results) for o in OUTCOMES}
+    """Number of results per (adjusted) outcome (every one of :data:`OUTCOMES`, zeros included)."""
+    return {o: sum(r.status_outcome == o for r in results) for o in OUTCOMES}
 
 
 def item_status(results: Sequence[CheckResult], unavailable: bool = False) -> str:
     """``replicated`` if every check passes, ``not_replicated`` if none does, else partly;
     ``inconclusive`` if none could be decided, ``not_reproducible`` if ``unavailable``; ``shown``
-    rows state no claim and are left out."""
+    rows state no claim and are left out.  Decided on the adjusted verdicts."""
     if unavailable:
         return "not_reproducible"
-    results = [r for r in results if r.outcome != "shown"]
-    decided = [r for r in results if r.outcome != "inconclusive"]
-    passed = sum(r.outcome == "pass" for r in decided)
+    outs = [r.status_outcome for r in results if r.status_outcome != "shown"]
+    decided = [o for o in outs if o != "inconclusive"]
+    passed = sum(o == "pass" for o in decided)
     if not decided:
         return "inconclusive"
-    if passed == len(results):
+    if passed == len(outs):
         return "replicated"
     if passed == 0:
         return "not_replicated"
@@ -335,17 +406,18 @@ def status_rows(paper: str, results: Sequence[CheckResult], notes: Mapping[str, 
     """One ``replication_status.csv`` row per item of ``paper`` (published-kind checks only)."""
     by_item: dict[str, list[CheckResult]] = {}
     for r in results:
-        if r.check["kind"] == "published" and r.outcome != "shown":
+        if r.check["kind"] == "published" and r.status_outcome != "shown":
             by_item.setdefault(r.check["item"], []).append(r)
     rows = []
     for item in sorted(by_item):
         rs = by_item[item]
         note = (notes or {}).get(item, "")
-        inconclusive = sum(r.outcome == "inconclusive" for r in rs)
+        inconclusive = sum(r.status_outcome == "inconclusive" for r in rs)
         if inconclusive and not note:
             note = f"{inconclusive} check(s) inconclusive at this fidelity"
         rows.append({"paper": paper, "item": item, "status": item_status(rs),
-                     "checks_passed": sum(r.outcome == "pass" for r in rs), "checks_total": len(rs), "note": note})
+                     "checks_passed": sum(r.status_outcome == "pass" for r in rs), "checks_total": len(rs),
+                     "note": note})
     return rows
 
 

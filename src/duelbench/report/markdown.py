@@ -1,10 +1,11 @@
 """``REPORT.md``: the replication report as Markdown, generated from a build (never hand-edited).
 
-Per paper: every table and figure of the paper (the items its package declares as the paper's
-own), with the figure, its caption (what the paper shows, what ran, the readings taken), its
-status row and the checks that judge it (published vs reproduced, tolerance, gate, outcome,
-evidence); then the checks attached to no item, the suite's own tables, every non-passing
-check by its id with its evidence, and the errata of the paper text the registry records.  A summary table of every paper's status rows comes first.
+A summary table of every paper's status rows comes first, then per paper: one row per published
+claim (the paper's words and line, the estimate with its 95 % interval, the claim's region, the
+verdict and one sentence of why, :mod:`duelbench.report.claim_rows`); every table and figure of
+the paper with its caption and status; the suite's tests of the theory, the checks of the errata
+and the numbers shown without a claim, each in its own table; the errata the registry records.
+Numbers have 3 significant digits; the CSVs keep 12.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from . import claim_rows
 from .checks import read_csv_rows
 
-CHECK_COLUMNS = ("claim_id", "published", "reproduced", "tolerance", "gate", "outcome", "evidence")
 
 
 def _cell(text) -> str:
@@ -34,11 +35,34 @@ def _demote(text: str) -> str:
     return "\n".join("###" + line if line.startswith("#") else line for line in text.strip().splitlines())
 
 
+def _readings_of(checks_csv: str | None) -> list[dict]:
+    """The paper's ``readings.csv`` beside its ``checks.csv`` (empty if it runs no variant)."""
+    if not checks_csv:
+        return []
+    path = os.path.join(os.path.dirname(checks_csv), "readings.csv")
+    return read_csv_rows(path) if os.path.isfile(path) else []
+
+
+def kind_summary(checks: Sequence[Mapping]) -> str:
+    """``published: 40 pass, 3 fail, 2 inconclusive · theory: …`` (adjusted verdicts)."""
+    parts = []
+    for kind, n in claim_rows.kind_counts(checks).items():
+        if sum(n.values()):
+            shown = [f"{v} {o}" for o, v in n.items() if v]
+            parts.append(f"{kind}: {', '.join(shown)}")
+    return " · ".join(parts)
+
+
 def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mapping], status: Sequence[Mapping],
-                  root: str, errata: Sequence[Mapping] = ()) -> list[str]:
-    """The Markdown lines of one paper (paths of figures relative to ``root``)."""
-    lines = [f"## {name}: {title}", ""]
-    judged = {j for item in items for j in item.judged_by}
+                  root: str, errata: Sequence[Mapping] = (), readings: Sequence[Mapping] = ()) -> list[str]:
+    """The Markdown lines of one paper (paths of figures relative to ``root``): first one row per
+    published claim (the paper's words, what was measured, the verdict and why), then every table
+    and figure with its caption and status, then the suite's tests of the theory, the errata and
+    the numbers shown without a claim, each in its own section."""
+    lines = [f"## {name}: {title}", "", f"Verdicts (after Holm's adjustment): {kind_summary(checks)}.", ""]
+    published = claim_rows.rows(checks, readings, "published")
+    lines += [f"### {claim_rows.KIND_TITLES['published']}", ""]
+    lines += (_table(published, claim_rows.COLUMNS) if published else ["- none"]) + [""]
     by_row = {r["item"]: r for r in status}
     for item in [i for i in items if i.in_paper] + [i for i in items if not i.in_paper and i.kind != "checks"]:
         lines += [f"### {item.title}", ""]
@@ -56,18 +80,15 @@ def paper_section(name: str, title: str, items: Sequence, checks: Sequence[Mappi
         rows = [by_row[j] for j in item.judged_by if j in by_row] or [by_row.get(item.label)]
         for row in filter(None, rows):
             lines += [f"**Status ({row['item']}):** {row['status']} ({row['checks_passed']}/{row['checks_total']} "
-                      f"checks pass){'. ' + row['note'] if row['note'] else ''}", ""]
-        mine = [c for c in checks if c["item"] in item.judged_by]
+                      f"published claims pass); claims: "
+                      + ", ".join(f"`{c['claim_id']}`" for c in checks
+                                  if c["item"] == row["item"] and c["kind"] == "published"), ""]
+    for kind in ("theory", "erratum", "shown"):
+        mine = claim_rows.rows(checks, readings, kind)
         if mine:
-            lines += _table(mine, CHECK_COLUMNS) + [""]
-    loose = [c for c in checks if c["item"] not in judged]
-    if loose:
-        lines += ["### Checks of statements outside the tables and figures", ""] + _table(
-            loose, ("item", *CHECK_COLUMNS)) + [""]
-    failing = [c for c in checks if c["outcome"] not in ("pass", "shown")]
-    lines += ["### Checks that do not pass", ""]
-    lines += [f"- `{c['claim_id']}` ({c['item']}; {c['outcome']}, gate {c['gate']}): {c['evidence']}" for c in failing]
-    lines += (["- none"] if not failing else []) + [""]
+            lines += [f"### {claim_rows.KIND_TITLES[kind]}", "",
+                      "These set no item's status." if kind != "shown" else "No claim: shown only.", ""]
+            lines += _table(mine, claim_rows.COLUMNS) + [""]
     lines += ["### Errata in the paper text", "",
               "Errors in the text that the suite found and how it proceeds (the registry's `errata`, with the "
               "evidence the build shows).", ""]
@@ -91,7 +112,7 @@ def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Seque
     for name in sorted(papers):
         title, items, errata = papers[name]
         lines += paper_section(name, title, items, read_csv_rows(checks[name]),
-                               [r for r in status if r["paper"] == name], root, errata)
+                               [r for r in status if r["paper"] == name], root, errata, _readings_of(checks[name]))
     if throughput_md:  # a timing: linked, not copied, so that REPORT.md stays a deterministic output
         rel = os.path.relpath(throughput_md, root)
         lines += ["## Engine throughput", "",

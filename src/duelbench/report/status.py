@@ -31,23 +31,29 @@ _NOTE_EVIDENCE = 90
 
 
 def read_checks_csv(path) -> tuple[str, list[CheckResult]]:
-    """``(paper, results)`` of a ``<figures>/<paper>/checks.csv``."""
+    """``(paper, results)`` of a ``<figures>/<paper>/checks.csv``: the verdicts as written (the
+    estimate, interval and p-values stay in the file; ``value`` keeps the estimate's text)."""
     path = os.fspath(path)
     paper = _paper_of(path)
     rows = read_csv_rows(path)
-    missing = {"claim_id", "kind", "item", "outcome"} - set(rows[0] if rows else {"claim_id", "kind", "item", "outcome"})
+    need = {"claim_id", "kind", "item", "outcome", "outcome_adjusted"}
+    missing = need - set(rows[0] if rows else need)
     if missing:
-        raise ValueError(f"{path}: not a checks.csv (missing columns {sorted(missing)})")
+        raise ValueError(f"{path}: not a checks.csv of this version (missing columns {sorted(missing)}); rebuild the "
+                         "paper's checks")
     out = []
     for r in rows:
-        if r["outcome"] not in OUTCOMES:
-            raise ValueError(f"{path}: check {r['claim_id']!r} has outcome {r['outcome']!r}")
+        for col in ("outcome", "outcome_adjusted"):
+            if r[col] not in OUTCOMES:
+                raise ValueError(f"{path}: check {r['claim_id']!r} has {col} {r[col]!r}")
         check = {"id": r["claim_id"], "kind": r["kind"], "item": r["item"], "description": r.get("description", ""),
                  "published": r.get("published") or None, "statistic": r.get("statistic", ""),
-                 "test": r.get("test", ""), "gate": r.get("gate", "")}
-        out.append(CheckResult(check=check, outcome=r["outcome"], reproduced=r.get("reproduced") or None,
-                               evidence=r.get("evidence", ""), fidelity=r.get("fidelity", ""),
-                               asserted=str(r.get("asserted", "")).lower() == "true"))
+                 "gate": r.get("gate", ""), "lines": r.get("lines", ""), "quote": r.get("quote", ""),
+                 "region_label": r.get("region", ""), "ci": (r.get("ci_low", ""), r.get("ci_high", "")),
+                 "runs_to_decide": r.get("runs_to_decide", "")}
+        out.append(CheckResult(check=check, outcome=r["outcome"], decision=None, evidence=r.get("evidence", ""),
+                               fidelity=r.get("fidelity", ""), asserted=str(r.get("asserted", "")).lower() == "true",
+                               adjusted=r["outcome_adjusted"], value=r.get("estimate") or None))
     return paper, out
 
 
@@ -56,22 +62,32 @@ def _short(text: str, n: int = _NOTE_EVIDENCE) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _measured(r: CheckResult) -> str:
+    """The estimate and its interval, 3 significant digits, for a person to read."""
+    from .claim_rows import measured
+
+    c = r.check
+    row = {"estimate": r.value or "", "ci_low": c.get("ci", ("", ""))[0], "ci_high": c.get("ci", ("", ""))[1],
+           "region": c.get("region_label", "")}
+    region = f", claim {c['region_label']}" if c.get("region_label") else ""
+    return f"{measured(row)}{region}"
+
+
 def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> dict[str, str]:
-    """A note per item with failed or inconclusive published checks (item -> text)."""
+    """A note per item with failed or inconclusive published checks (item -> text), on the
+    adjusted verdicts: each check with its estimate, 95 % interval and the claim's region."""
     failed: dict[str, list[str]] = {}
     open_: dict[str, list[str]] = {}
     for r in results:
-        if r.check["kind"] != "published" or r.outcome in ("pass", "shown"):
+        if r.check["kind"] != "published" or r.status_outcome in ("pass", "shown"):
             continue
         c = r.check
-        if r.outcome == "fail":
-            detail = f"reproduced {r.reproduced}" + (f" vs published {c['published']}" if c.get("published") else "")
-            if c["test"].endswith("welch"):
-                detail = _short(r.evidence)
-            failed.setdefault(c["item"], []).append(f"{c['id']} ({detail})")
+        if r.status_outcome == "fail":
+            failed.setdefault(c["item"], []).append(f"{c['id']} ({_measured(r)})")
         else:
-            open_.setdefault(c["item"], []).append(c["id"] if len(open_.get(c["item"], [])) else
-                                                   f"{c['id']} ({_short(r.evidence)})")
+            need = c.get("runs_to_decide")
+            more = f"; about {need} runs would decide it" if need else ""
+            open_.setdefault(c["item"], []).append(f"{c['id']} ({_measured(r)}{more})")
     prefix = ""
     if fidelity and fidelity != "paper":
         prefix = f"fidelity {fidelity}: checks gated 'full' are indicative only. "
@@ -81,7 +97,7 @@ def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> d
         if item in failed:
             parts.append(f"failed: {'; '.join(failed[item])}")
         if item in open_:
-            parts.append(f"{len(open_[item])} inconclusive (reasons in checks.csv): {', '.join(open_[item])}")
+            parts.append(f"inconclusive: {'; '.join(open_[item])}")
         out[item] = prefix + ". ".join(parts)
     return out
 

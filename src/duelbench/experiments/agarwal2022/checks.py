@@ -8,8 +8,8 @@ active fidelity (``checks.csv``).  Statistics (``<p>`` a panel role, ``<A>``/``<
 ``order:<p>:<A>:<B>``
     Paired samples ``a``, ``b``: R(T) of curves A and B on panel p, run by run (A4).
 ``count_less:<A>:<B>``
-    Number of panels on which the one-sided paired t-test finds mean A < mean B at level 0.05;
-    the evidence lists each panel's p-value.
+    One component per panel: the paired samples of A and B (a claim "on k of the panels" combines
+    them with ``combine: {at_least: k}``).
 ``degrades:<A>``
     mean A / mean RMED1 is larger on both synthetic panels than on both real ones (C5).
 ``approaches:<A>:<B>``
@@ -39,15 +39,11 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from duelbench.report.checks import CheckResult, Measurement, paired_one_sided
+from duelbench.report.checks import CheckResult, Measurement
 
 from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..contract import StepContext
 from . import BATCH_BUDGET, PANELS, REAL, SYNTHETIC
-
-#: Level of the per-panel tests counted by ``count_less`` (the registry's alpha of its orderings).
-ALPHA = 0.05
-
 
 class Tables:
     """The step's inputs with the lookups the statistics need."""
@@ -116,18 +112,15 @@ def measure(t: Tables, stat: str) -> Measurement:
                            evidence=f"A = {a}, B = {b} on {p}")
     if kind == "count_less" and len(parts) == 2:
         a, b = parts
-        ps, count = [], 0
+        comps = []
         for p in PANELS:
             x = t.pair(p, a, b)
             if isinstance(x, Missing):
                 return x
-            xa, xb = x
-            if min(xa.size, xb.size) < 2:
+            if min(x[0].size, x[1].size) < 2:
                 return Missing(f"fewer than 2 runs on {p}")
-            _, pv = paired_one_sided(xa, xb)
-            count += pv < ALPHA
-            ps.append(f"{p} p={pv:.3g}")
-        return Measurement(value=count, evidence=f"{a} < {b} (paired, one-sided): " + ", ".join(ps))
+            comps.append((p, Measurement(a=x[0], b=x[1])))
+        return Measurement(components=comps, evidence=f"{a} vs {b}, per panel (paired)")
     if kind in ("degrades", "approaches"):
         a, b = (parts[0], "rmed1") if kind == "degrades" else parts
         r = t.ratios(a, b)

@@ -19,7 +19,8 @@ WELCH_TESTS = ("less_mean_welch", "not_less_mean_welch", "ratio_less_welch")
 
 
 ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "test", "algorithm_a", "claim_b", "algorithm_b", "factor", "mean_a",
-                      "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "p_value", "outcome", "evidence"]
+                      "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high", "outcome",
+                      "evidence"]
 
 
 def _recipe_key(name: str):
@@ -55,7 +56,7 @@ def _se(x: np.ndarray) -> float:
 
 def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
     """One row per (robustness dataset, ordering claim of a panel drawn with the same recipe)."""
-    from duelbench.report.checks import evaluate, welch_one_sided
+    from duelbench.report.checks import evaluate
 
     s = tables.settings
     claims = ordering_claims(registry)
@@ -77,10 +78,11 @@ def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
                 xa, xb = np.asarray(m.a, float), np.asarray(m.b, float)
                 bname = getattr(m, "algorithm_b", b)
                 res = evaluate(c, m, s["fidelity"])
-                p = welch_one_sided(xa, xb * factor)[1] if min(xa.size, xb.size) >= 2 else math.nan
+                e = res.decision.estimate if res.decision else None
                 row.update(algorithm_b=bname, mean_a=float(xa.mean()), mean_b=float(xb.mean()), stderr_a=_se(xa),
-                           stderr_b=_se(xb), n_a=xa.size, n_b=xb.size, p_value=p, outcome=res.outcome,
-                           evidence=res.evidence)
+                           stderr_b=_se(xb), n_a=xa.size, n_b=xb.size, estimate=e.value if e else math.nan,
+                           ci_low=e.lower if e else math.nan, ci_high=e.upper if e else math.nan,
+                           outcome=res.outcome, evidence=res.evidence)
                 rows.append(row)
     return rows
 
