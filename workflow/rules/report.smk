@@ -83,7 +83,7 @@ CHANGELOG_MD = f"{dbx.figures_root(config)}/verdict_changelog.md"
 rule verdict_changelog:
     input:
         checks=_papers_checks,
-        blessed="data/verdicts/blessed.csv",
+        blessed=os.path.join(CHECKOUT, "data", "verdicts", "blessed.csv"),
     output:
         csv=CHANGELOG_CSV,
         md=CHANGELOG_MD,
