@@ -112,3 +112,22 @@ def test_status_report_writes_only_the_workflow_report(checkout, tmp_path, capsy
     assert main(["--figures", str(tmp_path), "--report"]) == 2
     assert "--figures must be 'figures'" in capsys.readouterr().err
     assert not (tmp_path / "REPORT.md").exists()
+
+
+def test_only_published_claims_move_the_committed_status(checkout, tmp_path):
+    """The committed status table is the same with every theory, erratum and shown row removed."""
+    import csv
+
+    for path in sorted((checkout / "figures").glob("*/checks.csv")):
+        (tmp_path / path.parent.name).mkdir()
+        with open(path, newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            rows = [r for r in reader if r["kind"] == "published"]
+            columns = reader.fieldnames
+        with open(tmp_path / path.parent.name / "checks.csv", "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=columns)
+            w.writeheader()
+            w.writerows(rows)
+    assert main(["--figures", str(tmp_path)]) == 0
+    assert (tmp_path / "replication_status.csv").read_bytes() == \
+        (checkout / "figures" / "replication_status.csv").read_bytes()
