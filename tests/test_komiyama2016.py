@@ -277,10 +277,10 @@ def _synthetic(base_config, finals: dict, *, runs=20, horizon=1000, ecwb=10.0, s
     for c in kom.curves(s):
         for d in ("gap", "cyclic"):
             mean = finals.get((d, c.label), finals.get(c.name, 50.0))
-            for r, v in enumerate(rng.normal(mean, 1.0, runs)):
+            for r, (v, sl) in enumerate(zip(rng.normal(mean, 1.0, runs), rng.normal(slope, 0.5, runs))):
                 rows.append({"dataset": d, "study": "panel", "algorithm": c.name, "label": c.label,
                              "param_hash": c.param_hash, "variant": c.variant, "horizon": horizon, "run": r,
-                             "final": v})
+                             "final": v, "slope": sl})
     t.finals = pd.DataFrame(rows)
     ts = np.unique(np.geomspace(1, horizon, 40).astype(int))
     ecw = [c for c in kom.curves(s) if c.name == "ecw_rmed" and not c.variant][0]
@@ -295,25 +295,44 @@ def _registry(*checks):
     return {"paper": "komiyama2016", "checks": [{**base, "id": f"c{i}", **c} for i, c in enumerate(checks)]}
 
 
+ORDER = {"estimator": "mean_ratio", "region": {"below": 1}, "min_runs": 10}
+
+
 def test_ordering_checks_pass_fail_and_inconclusive(base_config):
     t = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 40.0, "rucb": 40.0, "random": 100.0})
-    w = {"test": "less_mean_welch", "alpha": 0.05, "min_runs": 10}
+    w = ORDER
     reg = _registry({**w, "statistic": "order:gap:ecw_rmed:ccb"},  # pass
                     {**w, "statistic": "order:gap:ccb:ecw_rmed"},  # fail
                     {**w, "statistic": "order:gap:ccb:rucb"},  # inconclusive (equal means)
                     {**w, "statistic": "order:sushi:ecw_rmed:ccb"},  # not a panel here
                     {**w, "statistic": "order:gap:ecw_rmed:rmed1"},  # rmed1 not configured
-                    {"test": "ratio_less_welch", "factor": 1 / 3, "alpha": 0.05, "min_runs": 10,
-                     "statistic": "order:gap:ecw_rmed:best_other"},  # 10 < 40/3: pass
-                    {"test": "not_less_mean_welch", "alpha": 0.05, "statistic": "order:cyclic:random:ecw_rmed"})
+                    {**w, "region": {"below": 1 / 3}, "statistic": "order:gap:ecw_rmed:best_other"},  # 10 < 40/3
+                    {**w, "region": {"above": 1}, "statistic": "order:cyclic:random:ecw_rmed"})
     res = kc.evaluate_all(t, reg)
     assert [r.outcome for r in res] == ["pass", "fail", "inconclusive", "inconclusive", "inconclusive", "pass", "pass"]
     assert "not a Figure 1-2 panel at fidelity smoke" in res[3].evidence
     assert "'rmed1' is not in komiyama2016.algorithms" in res[4].evidence
     assert "best other = " in res[5].evidence
+    # the reproduced value of a "c times" claim is mean A / mean B, not A / (c B)
+    assert res[5].row()["estimate"] and float(res[5].row()["estimate"]) == pytest.approx(10 / 40, rel=0.05)
+    assert res[2].row()["runs_to_decide"] != ""
     few = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 40.0}, runs=4)
     r = kc.evaluate_all(few, _registry({**w, "statistic": "order:gap:ecw_rmed:ccb"}))[0]
     assert r.outcome == "inconclusive" and "only 4 runs" in r.evidence and "A = ecw_rmed, B = ccb" in r.evidence
+
+
+def test_ordering_against_every_other_algorithm(base_config):
+    """``order:<d>:<A>:others``: one component per other algorithm, every one must hold (combine all)."""
+    third = {**ORDER, "region": {"below": 1 / 3}, "combine": "all", "statistic": "order:gap:ecw_rmed:others"}
+    t = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 40.0, "rucb": 45.0, "random": 100.0})
+    m = kc.measure(t, "order:gap:ecw_rmed:others")
+    assert [lab for lab, _ in m.components] == ["ecw_rmed / random", "ecw_rmed / rucb", "ecw_rmed / ccb"]
+    r = kc.evaluate_all(t, _registry(third))[0]
+    assert r.outcome == "pass" and float(r.row()["estimate"]) == pytest.approx(0.25, rel=0.05)  # the binding one: CCB
+    close = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 20.0, "rucb": 45.0, "random": 100.0})
+    r = kc.evaluate_all(close, _registry(third))[0]
+    assert r.outcome == "fail" and "ecw_rmed / ccb: 0.5" in r.evidence
+    assert isinstance(kc.measure(t, "order:gap:rmed1:others"), kc.Missing)
 
 
 def test_best_other_excludes_ecw_and_a(base_config):
@@ -326,18 +345,43 @@ def test_beta0_and_slope_statistics(base_config):
     t = _synthetic(base_config, {("gap", "ECW-RMED"): 100.0, ("gap", "beta0"): 110.0}, ecwb=10.0, slope=12.0)
     m = kc.measure(t, "beta0:max_rel_diff")
     assert m.value == pytest.approx(0.1, abs=0.02)
+    (label, comp), = kc.measure(t, "beta0:ratios").components
+    assert label == "gap" and np.mean(comp.a) / np.mean(comp.b) == pytest.approx(1.1, abs=0.02)
     slope, ecwb, ratio = kc.slope_ratio(t, "gap")
     assert slope == pytest.approx(12.0) and ratio == pytest.approx(1.2)
     assert kc.measure(t, "slope:fraction_within_factor2").value == 1.0
+    (label, comp), = kc.measure(t, "slope:ecwb_ratios").components
+    assert label == "gap" and comp.value == pytest.approx(1.2, abs=0.05) and 0 < comp.se < 0.05 and comp.df == 19
     far = _synthetic(base_config, {}, ecwb=10.0, slope=25.0)
     assert kc.measure(far, "slope:fraction_within_factor2").value == 0.0
-    reg = _registry({"test": "less_than", "threshold": 0.2, "statistic": "beta0:max_rel_diff"},
-                    {"test": "greater_than", "threshold": 0.4999, "statistic": "slope:fraction_within_factor2"})
+    reg = _registry({"estimator": "mean_ratio", "region": {"between": [1 / 1.2, 1.2]}, "combine": "all",
+                     "statistic": "beta0:ratios"},
+                    {"estimator": "normal", "region": {"between": [0.5, 2.0]}, "combine": {"at_least": 1},
+                     "statistic": "slope:ecwb_ratios"})
     assert [r.outcome for r in kc.evaluate_all(t, reg)] == ["pass", "pass"]
     assert [r.outcome for r in kc.evaluate_all(far, reg)] == ["pass", "fail"]
-    # without the variant the beta = 0 statistic is not produced
+    wide = _synthetic(base_config, {("gap", "ECW-RMED"): 100.0, ("gap", "beta0"): 130.0})
+    assert kc.evaluate_all(wide, reg)[0].outcome == "fail"
+    # without the variant the beta = 0 statistic is not produced; without the slope column neither is the slope
     t.settings = {**t.settings, "variants": []}
     assert kc.evaluate_all(t, reg)[0].outcome == "inconclusive"
+    t.finals = t.finals.drop(columns="slope")
+    assert kc.evaluate_all(t, reg)[1].outcome == "inconclusive"
+
+
+def test_run_slopes_fit_each_run_over_the_last_decade():
+    from duelbench.experiments.komiyama2016.regret import run_slopes
+
+    t = np.array([1, 10, 100, 1000, 2000, 5000, 10000])
+    y = np.vstack([3.0 * np.log(t) + 1.0, 5.0 * np.log(t) - 2.0])
+    y[:, :3] = 0.0  # points before T/10 do not count
+    assert run_slopes(t, y, 10000) == pytest.approx([3.0, 5.0])
+    assert np.isnan(run_slopes(t, y, 100000)).all()  # a single checkpoint in [T/10, T]
+    rng = np.random.default_rng(3)
+    noisy = y + rng.normal(0, 1, y.shape)
+    sel = t >= 1000
+    mean_curve = np.polyfit(np.log(t[sel]), noisy.mean(axis=0)[sel], 1)[0]
+    assert run_slopes(t, noisy, 10000).mean() == pytest.approx(mean_curve)  # mean of slopes = slope of the mean
 
 
 def test_theory_statistics(base_config):
@@ -367,16 +411,18 @@ def test_theory_statistics(base_config):
     t.winners["sushi"] = [w("sushi", 0, "1", "4", "3")]
     assert kc.measure(t, "theory:eq11_holds_printed").value is False
     # no matrix with two winners: inconclusive, not a pass
-    reg = _registry({"test": "true", "kind": "theory", "statistic": "theory:ecwb_eq_lb_when_multiple_winners"})
+    reg = _registry({"estimator": "exact", "region": {"is": True}, "kind": "theory",
+                     "statistic": "theory:ecwb_eq_lb_when_multiple_winners"})
     assert kc.evaluate_all(t, reg)[0].outcome == "inconclusive"
 
 
 def test_condorcet_status_and_unknown_statistics(base_config):
     t = _synthetic(base_config, {})
     t.datasets = {"gap": {"stated_condorcet": "false", "has_condorcet_winner": "false", "stated_source": "L303"}}
-    reg = _registry({"test": "true", "statistic": "datasets:condorcet_status_as_stated"},
-                    {"test": "true", "statistic": "nonsense:stat"},
-                    {"test": "abs_tolerance", "published": 670, "tolerance": 5, "statistic": "table1:lb:mean"})
+    reg = _registry({"estimator": "exact", "region": {"is": True}, "statistic": "datasets:condorcet_status_as_stated"},
+                    {"estimator": "exact", "region": {"is": True}, "statistic": "nonsense:stat"},
+                    {"estimator": "normal", "region": {"printed": 670, "half_unit": 5, "factor": 1.03},
+                     "statistic": "table1:lb:mean"})
     res = kc.evaluate_all(t, reg)
     assert [r.outcome for r in res] == ["pass", "inconclusive", "inconclusive"]
     assert "unknown statistic" in res[1].evidence and "table1.csv not available" in res[2].evidence
@@ -384,8 +430,10 @@ def test_condorcet_status_and_unknown_statistics(base_config):
     assert kc.evaluate_all(t, reg)[0].outcome == "fail"
     t.table1 = {"lb": {"quantity": "lb", "n": "10", "mean": "671.0", "se": "2.0", "median": "600.0"}}
     assert kc.evaluate_all(t, reg)[2].outcome == "pass"
-    t.table1["lb"]["mean"] = "690.0"
+    t.table1["lb"]["mean"] = "700.0"  # above (675 x 1.03 = 695.25) by more than the interval
     assert kc.evaluate_all(t, reg)[2].outcome == "fail"
+    t.table1["lb"]["mean"] = "695.0"  # the interval crosses the region's upper end
+    assert kc.evaluate_all(t, reg)[2].outcome == "inconclusive"
 
 
 def test_every_registry_statistic_is_understood(checkout, base_config):
@@ -395,6 +443,40 @@ def test_every_registry_statistic_is_understood(checkout, base_config):
     for c in reg["checks"]:
         m = kc.measure(t, c["statistic"])
         assert "unknown" not in m.evidence and "malformed" not in m.evidence, (c["id"], m.evidence)
+
+
+def test_robustness_selects_the_sample_orderings_by_estimator(checkout):
+    """The robustness study re-tests every ``order:`` check decided on per-run samples (not the
+    Table-1, bound or theory checks), each with its own region."""
+    reg = load_registry(checkout / "data" / "published" / "komiyama2016.yaml")
+    claims = kr.ordering_claims(reg)
+    ids = {c["id"] for c, *_ in claims}
+    orders = {c["id"] for c in reg["checks"] if c["statistic"].startswith("order:")}
+    assert ids == orders and len(ids) > 30
+    by = {c["id"]: (c, d, a, b) for c, d, a, b in claims}
+    assert by["c14_ecw_third_of_others_mslr16_ncw"][1:] == ("kom_mslr16_noncondorcet", "ecw_rmed", "others")
+    assert by["c12_rucb_not_better_gap"][0]["_region"].lower == 1.0
+
+
+def test_robustness_rows_use_the_declared_region(base_config):
+    t = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 40.0, "rucb": 45.0, "random": 100.0})
+    t.finals = t.finals.assign(study="robustness", dataset=t.finals["dataset"].map({"gap": "gap_r1", "cyclic": "x"}))
+    t.settings = {**t.settings, "robustness": {"horizon": 1000, "runs": 20, "datasets": ["gap_r1"]}}
+    reg = _registry({**ORDER, "statistic": "order:gap:ecw_rmed:ccb"},
+                    {**ORDER, "region": {"below": 1 / 3}, "combine": "all", "statistic": "order:gap:ecw_rmed:others"})
+    from duelbench.report.checks import load_registry as _load  # noqa: F401 (the registry is used unparsed here)
+
+    kr_panel = kr.robustness_panel_of
+    try:
+        kr.robustness_panel_of = lambda ds, claims: ["gap"] if ds == "gap_r1" else []
+        rows = kr.robustness_rows(t, reg)
+    finally:
+        kr.robustness_panel_of = kr_panel
+    assert [(r["claim_id"], r["region"], r["outcome"]) for r in rows] == [("c0", "< 1.000", "pass"),
+                                                                         ("c1", "< 0.3333", "pass")]
+    assert rows[1]["algorithm_b"] == "ccb" and rows[1]["estimate"] == pytest.approx(0.25, rel=0.05)
+    md = kr.robustness_markdown(rows, t.settings)
+    assert "| c1 | ecw_rmed / others < 0.3333 | pass (B = ccb) | 1 / 0 / 0 |" in md
 
 
 def test_robustness_datasets_map_to_the_panel_of_their_recipe():
@@ -412,8 +494,8 @@ def test_replication_status_from_checks_csv(tmp_path):
     from duelbench.report.status import read_csv_rows, write_replication_status
 
     def chk(i, item, kind="published"):
-        return {"id": f"k{i}", "kind": kind, "item": item, "description": "d", "statistic": "s", "test": "true",
-                "gate": "full"}
+        return {"id": f"k{i}", "kind": kind, "item": item, "description": "d", "statistic": "s", "estimator": "exact",
+                "region": {"is": True}, "gate": "full"}
 
     results = [evaluate(chk(0, "Table 1"), Measurement(True), "paper"),
                evaluate(chk(1, "Table 1"), Measurement(False), "paper"),
@@ -428,7 +510,7 @@ def test_replication_status_from_checks_csv(tmp_path):
     assert set(rows) == {"Table 1", "Figure 1", "Figure 2"}  # theory items are not published items
     assert rows["Table 1"]["paper"] == "paperx" and rows["Table 1"]["status"] == "partly_replicated"
     assert "failed: k1" in rows["Table 1"]["note"]
-    assert rows["Figure 1"]["status"] == "inconclusive" and "panel missing" in rows["Figure 1"]["note"]
+    assert rows["Figure 1"]["status"] == "inconclusive" and "inconclusive: k2" in rows["Figure 1"]["note"]
     assert rows["Figure 2"]["status"] == "replicated" and rows["Figure 2"]["note"] == ""
     assert (tmp_path / "figures" / "replication_status.csv.json").is_file()
     write_replication_status([str(path)], str(out), fidelity="quick")

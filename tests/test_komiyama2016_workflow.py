@@ -133,8 +133,10 @@ def test_tables_and_status(built, checkout):
     final = read_csv_rows(root / out["final"])
     assert {r["study"] for r in final} == {"panel", "robustness"}
     assert all(math.isfinite(float(r["final"])) for r in final)
+    assert all(math.isfinite(float(r["slope"])) for r in final if r["algorithm"] == "ecw_rmed")
     rob = read_csv_rows(root / out["robustness_csv"])
     assert rob and {r["dataset"] for r in rob} == {"kom_mslr16_noncondorcet_r1"}
+    assert {r["estimator"] for r in rob} == {"mean_ratio"} and all(r["region"] for r in rob)
     assert {r["panel"] for r in rob} == {"kom_mslr16_noncondorcet"}
     status = read_csv_rows(root / "results" / "smoke" / "figures" / "replication_status.csv")
     assert {r["paper"] for r in status} == {"komiyama2016"}

@@ -40,7 +40,10 @@ What is built (outputs under :func:`duelbench.experiments.figures_dir` ``(config
 ``regret.csv``, ``final_regret.csv``, ``figure1.*``, ``figure2.*``
     Mean cumulative Copeland regret (``r_ij = (L_i + L_j - 2 L_1) / (2 (K - 1))``, L71) with
     its standard error per panel, curve and checkpoint; per-run regret at the horizon for
-    every panel and robustness run; semilog figures with ``LB ln t`` and ``ECWB ln t``.
+    every panel and robustness run, with the run's least-squares slope of regret against
+    ``ln t`` over the checkpoints in ``[T/10, T]`` (``slope``; for Copeland SAVAGE, which runs
+    once per horizon point (R8), the points of one run index come from separate runs); semilog
+    figures with ``LB ln t`` and ``ECWB ln t``.
 ``robustness.csv``, ``robustness.md``, ``robustness.*``
     The ordering claims of the registry re-tested on the robustness datasets (reading R2).
 ``checks.csv``
@@ -87,16 +90,23 @@ of the active fidelity; algorithm names are registry names and denote the entry 
     and an infinite right-hand side.
 ``order:<dataset>:<A>:<B>``
     Samples ``a`` = per-run final regret of ``A`` and ``b`` = of ``B`` on the panel
-    ``<dataset>``; the registry's one-sided Welch test decides.  ``B = best_other``: the
-    algorithm of ``algorithms`` other than ECW-RMED (and other than ``A``) with the lowest mean
-    final regret on that panel.
-``beta0:max_rel_diff``
-    ``max over Figure-1 panels of |m_0 - m| / m`` with ``m`` the mean final regret of ECW-RMED
-    and ``m_0`` that of the variant ``ecw_rmed`` with ``beta = 0``.
-``slope:fraction_within_factor2``
-    For each Figure-1 panel, the least-squares slope of ECW-RMED's mean regret against
-    ``ln t`` over the checkpoints ``t in [T/10, T]`` divided by ECWB; the statistic is the
-    fraction of panels where that ratio lies in ``[1/2, 2]``.
+    ``<dataset>``; the registry's estimator (``mean_ratio``: mean A / mean B with its interval)
+    and region decide.  ``B = others``: one component ``A / X`` per other algorithm ``X`` of
+    ``algorithms`` (the registry's ``combine`` joins them).  ``B = best_other`` (kept for reading
+    older registries): the algorithm of ``algorithms`` other than ECW-RMED (and other than ``A``)
+    with the lowest mean final regret on that panel.
+``beta0:ratios``
+    One component per Figure-1 panel: samples ``a`` = per-run final regret of the variant
+    ``ecw_rmed`` with ``beta = 0``, ``b`` = of ECW-RMED (``beta = 0.01``).
+    ``beta0:max_rel_diff``: ``max over Figure-1 panels of |m_0 - m| / m`` of their means (a
+    summary without uncertainty).
+``slope:ecwb_ratios``
+    One component per Figure-1 panel: the mean over runs of ECW-RMED's per-run least-squares
+    slope of cumulative regret against ``ln t`` over the checkpoints ``t in [T/10, T]`` (column
+    ``slope`` of ``final_regret.csv``; the mean of the per-run slopes is the slope of the mean
+    curve) divided by ECWB, with the standard error of that mean (``n - 1`` degrees of freedom).
+    ``slope:fraction_within_factor2``: the fraction of panels where the mean curve's slope over
+    ECWB lies in ``[1/2, 2]`` (a summary without uncertainty).
 
 Decisions
 ---------
@@ -400,8 +410,9 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
              f"Zoghi et al. {figure}", (out["figure2_png"], out["figure2_pdf"])),
         Item("curves", "table", "Regret curves behind Figures 1-2",
              "Mean regret and s.e. per panel, curve and checkpoint (regret.csv), and the per-run regret at the "
-             "horizon of every panel and robustness run (final_regret.csv), from which the orderings of L307 are "
-             "tested (one-sided Welch tests at alpha = 0.05).", (out["regret"], out["final"])),
+             "horizon of every panel and robustness run with its slope against ln t over [T/10, T] (final_regret.csv), "
+             "from which the orderings of L307 (mean A / mean B with its 95 % interval) and the slopes are "
+             "judged.", (out["regret"], out["final"])),
         Item("bounds", "table", "Bound constants (Theorems 2, 4, 6; eq. (11); L99-L113, L202-L267)",
              "The paper states LB and ECWB only through Table 1 and the figures. Here: LB = min C*_i1, "
              "ECWB = min C^E*_i1 and every CCB variant of every printed matrix, panel and robustness draw, full "
@@ -414,7 +425,7 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
              "a sampled panel its recipe's selection, L295).", (out["datasets"],)),
         Item("robustness", "table", "Robustness of the MSLR orderings (not in the paper)",
              "The paper shows one draw per MSLR panel. Here every ordering claim about a sampled MSLR panel is "
-             f"re-tested with the registry's test on the further draws with the same recipe filters (R2): "
+             f"re-tested with the registry's estimator and region on the further draws with the same recipe filters (R2): "
              f"{', '.join(r['datasets']) or 'none'}, {int(r['runs'])} runs of T = {int(r['horizon'])} each; these "
              "rows judge nothing by themselves.", (out["robustness_md"], out["robustness_csv"])),
         Item("robustness_figure", "figure", "Robustness: final regret per further draw (not in the paper)",

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from duelbench.report import verdict as V
 from duelbench.report.checks import CheckResult, Measurement
 
 from ..claims import Missing, evaluate_with_reasons, write_checks_step
@@ -28,10 +29,13 @@ from .tables import Tables, sig, to_float
 ECW = "ecw_rmed"
 #: Relative tolerance of the LP-based identities (HiGHS feasibility tolerance is 1e-9).
 REL_TOL = 1e-7
-#: "Close to ECWB" in ``slope:fraction_within_factor2``.
+#: "Close to ECWB" in the legacy summary ``slope:fraction_within_factor2`` (the registry's
+#: region of ``slope:ecwb_ratios`` declares its own factor).
 SLOPE_FACTOR = 2.0
 
 BEST_OTHER = "best_other"
+#: ``order:<dataset>:<A>:others``: one component per other algorithm of ``algorithms``.
+OTHERS = "others"
 
 
 # --------------------------------------------------------------------------------------------
@@ -71,7 +75,8 @@ def best_other(tables: Tables, dataset: str, exclude: Sequence[str], study: str 
 
 
 def order_measurement(tables: Tables, dataset: str, a: str, b: str, study: str = "panel") -> Measurement:
-    """``order:<dataset>:<a>:<b>`` (``b`` may be ``best_other``)."""
+    """``order:<dataset>:<a>:<b>`` (``b`` may be ``best_other``, or ``others``: one component per
+    other algorithm of ``algorithms``, in their configured order)."""
     s = tables.settings
     if tables.finals is None:
         return Missing("final_regret.csv not available")
@@ -80,6 +85,21 @@ def order_measurement(tables: Tables, dataset: str, a: str, b: str, study: str =
     if dataset not in names:
         return Missing(f"dataset {dataset!r} is not a {where} at fidelity {s['fidelity']}")
     main = _main_names(s)
+    if b == OTHERS:
+        if a not in main:
+            return Missing(f"algorithm {a!r} is not in {NAME}.algorithms at fidelity {s['fidelity']}")
+        parts = []
+        for name in main:
+            if name == a:
+                continue
+            m = order_measurement(tables, dataset, a, name, study=study)
+            if isinstance(m, Missing):
+                return m
+            parts.append((f"{a} / {name}", m))
+        if not parts:
+            return Missing(f"no algorithm other than {a} in {NAME}.algorithms")
+        return Measurement(components=parts, evidence=f"{dataset}: A = {a}, B = each of "
+                                                      f"{', '.join(n for n in main if n != a)}")
     note = ""
     if b == BEST_OTHER:
         found = best_other(tables, dataset, exclude=[a], study=study)
@@ -99,17 +119,17 @@ def order_measurement(tables: Tables, dataset: str, a: str, b: str, study: str =
 
 
 def beta0_measurement(tables: Tables) -> Measurement:
-    """``beta0:max_rel_diff`` over the Figure-1 panels."""
+    """``beta0:max_rel_diff`` over the Figure-1 panels (shown beside ``beta0:ratios``)."""
     s = tables.settings
-    var = [c for c in curves(s) if c.variant and c.name == ECW and float(c.params.get("beta", math.nan)) == 0.0]
-    if not var:
+    var = _beta0_variant(s)
+    if var is None:
         return Missing(f"no variant {ECW} with beta = 0 in {NAME}.variants")
     if tables.finals is None:
         return Missing("final_regret.csv not available")
     parts, diffs = [], []
     for d in s["figure1"]:
         m = final_samples(tables, d, ECW)
-        m0 = final_samples(tables, d, ECW, param_hash=var[0].param_hash)
+        m0 = final_samples(tables, d, ECW, param_hash=var.param_hash)
         if m is None or m0 is None:
             return Missing(f"no runs of {ECW} (beta = 0.01 and 0) on {d}")
         mm, mm0 = float(np.mean(m)), float(np.mean(m0))
@@ -117,6 +137,31 @@ def beta0_measurement(tables: Tables) -> Measurement:
         diffs.append(rel)
         parts.append(f"{d}: {rel:.3g}")
     return Measurement(value=max(diffs), evidence="|m0 - m|/m per panel: " + ", ".join(parts))
+
+
+def _beta0_variant(s: Mapping):
+    var = [c for c in curves(s) if c.variant and c.name == ECW and float(c.params.get("beta", math.nan)) == 0.0]
+    return var[0] if var else None
+
+
+def beta0_ratios(tables: Tables) -> Measurement:
+    """``beta0:ratios``: one component per Figure-1 panel, samples ``a`` = per-run final regret of
+    the variant ``ecw_rmed`` with ``beta = 0``, ``b`` = of ECW-RMED (``beta = 0.01``)."""
+    s = tables.settings
+    var = _beta0_variant(s)
+    if var is None:
+        return Missing(f"no variant {ECW} with beta = 0 in {NAME}.variants")
+    if tables.finals is None:
+        return Missing("final_regret.csv not available")
+    parts = []
+    for d in s["figure1"]:
+        m = final_samples(tables, d, ECW)
+        m0 = final_samples(tables, d, ECW, param_hash=var.param_hash)
+        if m is None or m0 is None:
+            return Missing(f"no runs of {ECW} (beta = 0.01 and 0) on {d}")
+        parts.append((d, Measurement(a=m0, b=m, evidence=f"{d}: A = {ECW} beta = 0, B = {ECW} beta = 0.01")))
+    return Measurement(components=parts, evidence=f"mean final regret of {ECW} with beta = 0 over beta = 0.01, "
+                                                  f"per Figure-1 panel")
 
 
 def slope_ratio(tables: Tables, dataset: str) -> tuple[float, float, float] | None:
@@ -140,7 +185,7 @@ def slope_ratio(tables: Tables, dataset: str) -> tuple[float, float, float] | No
 
 
 def slope_measurement(tables: Tables) -> Measurement:
-    """``slope:fraction_within_factor2`` over the Figure-1 panels."""
+    """``slope:fraction_within_factor2`` over the Figure-1 panels (a summary without uncertainty)."""
     s = tables.settings
     within, parts = 0, []
     for d in s["figure1"]:
@@ -153,6 +198,44 @@ def slope_measurement(tables: Tables) -> Measurement:
         parts.append(f"{d}: slope {slope:.4g} / ECWB {ecwb:.4g} = {ratio:.3g}")
     n = len(s["figure1"])
     return Measurement(value=within / n, evidence=f"{within}/{n} within a factor {SLOPE_FACTOR:g}; " + "; ".join(parts))
+
+
+def slope_samples(tables: Tables, dataset: str, algorithm: str = ECW) -> np.ndarray | None:
+    """Per-run least-squares slopes of cumulative regret against ln t over the checkpoints in
+    [T/10, T] (column ``slope`` of ``final_regret.csv``) of ``algorithm`` on the panel ``dataset``."""
+    f = tables.finals
+    if f is None or "slope" not in f.columns:
+        return None
+    sel = (f["dataset"] == dataset) & (f["study"] == "panel") & (f["algorithm"] == algorithm) & ~f["variant"]
+    if not sel.any():
+        return None
+    return f.loc[sel].sort_values("run")["slope"].to_numpy(float)
+
+
+def slope_ratios(tables: Tables) -> Measurement:
+    """``slope:ecwb_ratios``: one component per Figure-1 panel, the mean of ECW-RMED's per-run
+    slopes (= the slope of its mean curve) over ECWB, with the standard error of that mean over
+    runs (t with n - 1 degrees of freedom); ECWB is exact."""
+    s = tables.settings
+    if tables.finals is None:
+        return Missing("final_regret.csv not available")
+    if ECW not in _main_names(s):
+        return Missing(f"{ECW} is not in {NAME}.algorithms")
+    parts = []
+    for d in s["figure1"]:
+        x = slope_samples(tables, d)
+        if x is None or x.size < 2:
+            return Missing(f"no per-run slopes of {ECW} on {d} (final_regret.csv, column slope)")
+        if d not in tables.bounds:
+            return Missing(f"no ECWB for {d}")
+        ecwb = to_float(tables.bounds[d]["ecwb"])
+        if not (ecwb > 0 and math.isfinite(ecwb)):
+            return Missing(f"ECWB of {d} is {ecwb!r}")
+        m, se = V.fmean(x), math.sqrt(V.fvar(x) / x.size)
+        parts.append((d, Measurement(value=m / ecwb, se=se / ecwb, df=x.size - 1, runs=x.size,
+                                     evidence=f"{d}: slope {sig(m, 4)} ± {sig(se, 2)} / ECWB {sig(ecwb, 4)}")))
+    return Measurement(components=parts, evidence=f"slope of {ECW}'s regret against ln t over [T/10, T] / ECWB, "
+                                                  "per Figure-1 panel")
 
 
 # --------------------------------------------------------------------------------------------
@@ -299,8 +382,12 @@ def measure(tables: Tables, statistic: str) -> Measurement:
         return order_measurement(tables, *parts)
     if kind == "beta0" and rest == "max_rel_diff":
         return beta0_measurement(tables)
+    if kind == "beta0" and rest == "ratios":
+        return beta0_ratios(tables)
     if kind == "slope" and rest == "fraction_within_factor2":
         return slope_measurement(tables)
+    if kind == "slope" and rest == "ecwb_ratios":
+        return slope_ratios(tables)
     return Missing(f"unknown statistic {statistic!r}")
 
 

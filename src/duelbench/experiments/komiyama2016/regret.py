@@ -15,12 +15,29 @@ from . import NAME, Curve, curve_settings, curves, panel_specs, robustness_specs
 from .tables import read_regret, read_rows, to_float, write_rows
 
 REGRET_COLUMNS = ["dataset", "algorithm", "label", "param_hash", "variant", "t", "mean", "stderr", "n_runs"]
-FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "variant", "horizon", "run", "final"]
+FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "variant", "horizon", "run", "final", "slope"]
+
+
+def run_slopes(checkpoints, regret, horizon: int) -> np.ndarray:
+    """Per-run least-squares slope of cumulative regret against ``ln t`` over the checkpoints
+    ``t`` in ``[T/10, T]`` (``regret``: runs x checkpoints); compensated sums, so the slopes do not
+    depend on the machine's SIMD kernels.  Their mean is the slope of the mean curve (the fit is
+    linear in the regret).  NaN with fewer than two such checkpoints."""
+    t = np.asarray(checkpoints, dtype=float)
+    sel = (t >= horizon / 10) & (t <= horizon)
+    y = np.asarray(regret, dtype=float)[:, sel]
+    if sel.sum() < 2:
+        return np.full(y.shape[0], math.nan)
+    x = np.log(t[sel])
+    xc = x - math.fsum(x.tolist()) / x.size
+    w = xc / math.fsum((xc * xc).tolist())
+    return np.array([math.fsum((w * row).tolist()) for row in y])
 
 
 def aggregate(ctx: StepContext) -> None:
     """Step ``aggregate``: ``regret.csv`` (panel curves) and ``final_regret.csv`` (per-run final
-    regret of the panels and the robustness datasets) + sidecars."""
+    regret of the panels and the robustness datasets, and each run's slope against ln t over
+    [T/10, T], :func:`run_slopes`) + sidecars."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
     s = ctx.settings
@@ -34,10 +51,11 @@ def aggregate(ctx: StepContext) -> None:
                 res = ctx.load(group)
                 c = info[(alg, phash)]
                 fin = res.final("copeland")
-                for run, v in zip(res.run_indices.tolist(), fin.tolist()):
+                slopes = run_slopes(res.checkpoints, res.regret_of("copeland"), int(horizon))
+                for run, v, sl in zip(res.run_indices.tolist(), fin.tolist(), slopes.tolist()):
                     final_rows.append({"dataset": dataset, "study": study, "algorithm": alg, "label": c.label,
                                        "param_hash": phash, "variant": c.variant, "horizon": int(horizon),
-                                       "run": int(run), "final": float(v)})
+                                       "run": int(run), "final": float(v), "slope": float(sl)})
                 if study != "panel":
                     continue
                 mean, se, n = res.mean("copeland"), res.stderr("copeland"), res.runs

@@ -1,6 +1,8 @@
 """Robustness of the MSLR orderings of Komiyama et al. (2016) (reading R2; not in the paper):
-every Welch-tested ordering claim about a sampled MSLR panel re-tested on the further draws with
-the same recipe filters (``robustness.csv``, ``robustness.md`` and a figure)."""
+every ordering claim about a sampled MSLR panel (a check on per-run samples, estimator
+``mean_ratio`` and the like, statistic ``order:<dataset>:<A>:<B>``) re-tested with its own
+estimator and region on the further draws with the same recipe filters (``robustness.csv``,
+``robustness.md`` and a figure)."""
 
 from __future__ import annotations
 
@@ -12,15 +14,12 @@ import numpy as np
 from .. import log_to
 from ..contract import StepContext
 from . import NAME, curve_settings, curves, panels
-from .checks import BEST_OTHER, Missing, final_samples, order_measurement
+from .checks import BEST_OTHER, OTHERS, Missing, final_samples, order_measurement
 from .tables import Tables, display, write_rows
 
-WELCH_TESTS = ("less_mean_welch", "not_less_mean_welch", "ratio_less_welch")
-
-
-ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "test", "algorithm_a", "claim_b", "algorithm_b", "factor", "mean_a",
-                      "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high", "outcome",
-                      "evidence"]
+ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "algorithm_a", "claim_b", "algorithm_b",
+                      "mean_a", "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high",
+                      "outcome", "evidence"]
 
 
 def _recipe_key(name: str):
@@ -30,11 +29,26 @@ def _recipe_key(name: str):
     return None if r is None else (r.parent, r.K, r.min_gap, r.condorcet)
 
 
+def _contract(c: Mapping):
+    from duelbench.report.checks import contract
+
+    if "_estimator" in c:
+        return c["_estimator"], c["_region"]
+    est, region, _ = contract(c, f"check {c.get('id')!r}")
+    return est, region
+
+
 def ordering_claims(registry: Mapping) -> list[tuple[dict, str, str, str]]:
-    """``(check, dataset, A, B)`` for every Welch-tested ``order:`` check of the registry."""
+    """``(check, dataset, A, B)`` for every ``order:`` check of the registry decided on per-run
+    samples (an estimator of :data:`duelbench.report.verdict.SAMPLE_ESTIMATORS`) with a region."""
+    from duelbench.report.verdict import SAMPLE_ESTIMATORS
+
     out = []
     for c in registry["checks"]:
-        if c["test"] not in WELCH_TESTS or not str(c["statistic"]).startswith("order:"):
+        if not str(c["statistic"]).startswith("order:"):
+            continue
+        est, region = _contract(c)
+        if est not in SAMPLE_ESTIMATORS or region is None:
             continue
         parts = str(c["statistic"]).split(":")
         if len(parts) == 4:
@@ -68,21 +82,24 @@ def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
                 if d != panel:
                     continue
                 m = order_measurement(tables, ds, a, b, study="robustness")
-                factor = float(c.get("factor", 1.0))
-                row = {"dataset": ds, "panel": panel, "claim_id": c["id"], "test": c["test"], "algorithm_a": a,
-                       "algorithm_b": b, "claim_b": b, "factor": factor if c["test"] == "ratio_less_welch" else None}
+                est, region = _contract(c)
+                row = {"dataset": ds, "panel": panel, "claim_id": c["id"], "estimator": est, "region": region.label,
+                       "algorithm_a": a, "algorithm_b": b, "claim_b": b}
                 if isinstance(m, Missing):
                     row.update(outcome="inconclusive", evidence=m.evidence)
                     rows.append(row)
                     continue
-                xa, xb = np.asarray(m.a, float), np.asarray(m.b, float)
-                bname = getattr(m, "algorithm_b", b)
                 res = evaluate(c, m, s["fidelity"])
                 e = res.decision.estimate if res.decision else None
-                row.update(algorithm_b=bname, mean_a=float(xa.mean()), mean_b=float(xb.mean()), stderr_a=_se(xa),
-                           stderr_b=_se(xb), n_a=xa.size, n_b=xb.size, estimate=e.value if e else math.nan,
-                           ci_low=e.lower if e else math.nan, ci_high=e.upper if e else math.nan,
-                           outcome=res.outcome, evidence=res.evidence)
+                if m.components and res.decision is not None:  # the deciding component names B
+                    labels = [lab for lab, d in res.decision.components if d.estimate is e]
+                    m = dict(m.components).get(labels[0], m) if labels else m
+                if m.a is not None and len(m.a):
+                    xa, xb = np.asarray(m.a, float), np.asarray(m.b, float)
+                    row.update(algorithm_b=getattr(m, "algorithm_b", b), mean_a=float(xa.mean()),
+                               mean_b=float(xb.mean()), stderr_a=_se(xa), stderr_b=_se(xb), n_a=xa.size, n_b=xb.size)
+                row.update(estimate=e.value if e else math.nan, ci_low=e.lower if e else math.nan,
+                           ci_high=e.upper if e else math.nan, outcome=res.outcome, evidence=res.evidence)
                 rows.append(row)
     return rows
 
@@ -91,7 +108,8 @@ def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
     """``robustness.md``: per panel, each ordering claim's outcome on every further draw."""
     r = s["robustness"]
     lines = ["# Komiyama et al. (2016): the MSLR orderings on further random submatrices", "",
-             f"Each ordering claim about a sampled MSLR panel is re-tested, with the registry's test, on the "
+             f"Each ordering claim about a sampled MSLR panel is re-tested, with the registry's estimator and "
+             f"region (the ratio of mean final regrets, A / B), on the "
              f"robustness draws with the same recipe filters (reading R2): {int(r['runs'])} runs of "
              f"T = {int(r['horizon'])} per algorithm, fidelity `{s['fidelity']}`. "
              "Outcomes: pass / FAIL / ? (inconclusive); these rows judge nothing by themselves.", ""]
@@ -108,7 +126,6 @@ def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
         for cid in list(dict.fromkeys(x["claim_id"] for x in prow)):
             cr = [x for x in prow if x["claim_id"] == cid]
             first = cr[0]
-            rel = {"less_mean_welch": "<", "not_less_mean_welch": "not <", "ratio_less_welch": "< c·"}[first["test"]]
             outs = {x["dataset"]: x for x in cr}
             named_b = cr[0]["claim_b"]
             cells = []
@@ -116,12 +133,12 @@ def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
                 x = outs.get(d)
                 if x is None:
                     cells.append("")
-                elif named_b == BEST_OTHER:
+                elif named_b in (BEST_OTHER, OTHERS) and x.get("algorithm_b") not in (None, "", named_b):
                     cells.append(f"{symbol[x['outcome']]} (B = {x['algorithm_b']})")
                 else:
                     cells.append(symbol[x["outcome"]])
             counts = [sum(x["outcome"] == o for x in cr) for o in ("pass", "fail", "inconclusive")]
-            lines.append(f"| {cid} | {first['algorithm_a']} {rel} {named_b} | " + " | ".join(cells)
+            lines.append(f"| {cid} | {first['algorithm_a']} / {named_b} {first['region']} | " + " | ".join(cells)
                          + f" | {counts[0]} / {counts[1]} / {counts[2]} |")
         lines.append("")
     return "\n".join(lines)
