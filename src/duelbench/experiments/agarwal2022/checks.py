@@ -2,55 +2,90 @@
 
 Every ``statistic`` of ``data/published/agarwal2022.yaml`` is computed here from
 ``final_regret.csv``, ``batches.csv`` and ``theory.csv``, and the registry is evaluated at the
-active fidelity (``checks.csv``).  Statistics (``<p>`` a panel role, ``<A>``/``<B>`` curve ids of
-:func:`duelbench.experiments.agarwal2022.curves`):
+active fidelity (``checks.csv``) under the statistics contract of
+:mod:`duelbench.report.verdict`.  The runs a check reads are runs ``check_runs_from`` …
+``runs − 1`` (setting ``check_runs_from``, 0 in the declared reading; a declared extension
+judges its checks on fresh run indices only).  Statistics (``<p>`` a panel role, ``<A>``/``<B>``
+curve ids of :func:`duelbench.experiments.agarwal2022.curve_list`):
 
 ``order:<p>:<A>:<B>``
     Paired samples ``a``, ``b``: R(T) of curves A and B on panel p, run by run (A4).
 ``count_less:<A>:<B>``
     One component per panel: the paired samples of A and B (a claim "on k of the panels" combines
     them with ``combine: {at_least: k}``).
-``degrades:<A>``
-    mean A / mean RMED1 is larger on both synthetic panels than on both real ones (C5).
-``approaches:<A>:<B>``
-    mean A / mean B is smaller on both synthetic panels than on both real ones (C8a).
-``reldiff:<p>:<A>:<B>``
-    ``|mean A − mean B| / mean B`` of R(T) on panel p.
+``degrades:<A>``, ``approaches:<A>:<B>``
+    One component per (synthetic panel, real panel) pair: the ratio of ratios
+    ``(mean A / mean B on the synthetic panel) / (mean A / mean B on the real panel)`` (B is RMED1
+    for ``degrades``) with :data:`BOOTSTRAP_REPLICATES` bootstrap replicates over runs (paired:
+    one resampling of the run indices for the four samples, seed ``seed``, key the statistic and
+    the pair).  "Degrades" is the ratio above 1 on every pair, "approaches" below 1.
+``decreases_in_b:<p>:<alg>``
+    One component per consecutive pair of ``figure2.batches`` (B = 16 against 8, 8 against 2):
+    the paired samples of curves ``<alg>_b<larger B>`` and ``<alg>_b<smaller B>`` on panel p.
+``kl_vs_gamma:<alg>:<B>``
+    One component per panel: the paired samples of the KL-elimination curve ``<alg>`` (Figure 1,
+    B = 16) and the gamma-rule curve ``<alg>_gamma_b<B>`` (A8).
+``split:<p>:<curve>``
+    R(T) of the runs whose seed set S misses the Condorcet winner (``a``) and of those whose S
+    holds it (``b``; ``seed_rank`` 0 in ``batches.csv``): independent samples, shown.
 ``budget:<alg>``, ``budget:exact_T``
     Every replayed run of a batched curve of ``alg`` used at most its budget of batches
     (Theorems 3.1, 3.2, 3.4) / made exactly T comparisons.
 ``identity:regret``
     Largest ``|R(T) − ½ Σ_j T_j ε_j| / max(R(T), 1)`` over the replayed runs.
-``good_event:violating_runs``, ``good_event:winner_eliminated_runs``, ``good_event:lemma44_violations``
-    Over the gamma-rule runs (curves ``*_gamma_b*``): runs with an estimate outside gamma_r, runs
-    that eliminate the Condorcet winner, switches with the winner outside A' or |A'| above the
-    rank of the best seed arm.
+``good_event:violating_runs``
+    Gamma-rule runs (curves ``*_gamma_b*``) with an estimate outside gamma_r, as ``successes`` of
+    ``trials`` (a proportion: Lemma 4.2 bounds its probability).
+``good_event:winner_eliminated_runs``, ``good_event:lemma44_violations``
+    Among the gamma-rule runs inside the good event G (no estimate outside gamma_r): runs that
+    eliminate the Condorcet winner, switches with the winner outside A' or |A'| above the rank of
+    the best seed arm (Lemmas 4.3-4.4 hold deterministically on G: exact counts).
 ``thm31:<p>``
-    Largest ratio, over the B of ``theory.batches``, of gamma-rule PCOMP's mean R(T) on panel p
-    to Theorem 3.1's bound averaged over the runs' instances (``theory.csv``).
-``facts:*``, ``seed_rank:*``, ``lower_bound:*``
+    One component per B of ``theory.batches``: gamma-rule PCOMP's mean R(T) on panel p over
+    Theorem 3.1's bound averaged over the runs' instances (``theory.csv``), with the standard
+    error of the mean R(T) over the bound.
+``seed_rank:<lemma>:<ratio>``
+    One component per K of ``seed_rank.K``: the Monte-Carlo ratio of ``theory.csv``'s rows
+    ``seed_rank:<lemma>:<ratio>:K<K>`` with its standard error.
+``facts:*``, ``lower_bound:*``
     Read from ``theory.csv`` (:mod:`.theory`).
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
+from duelbench.report import verdict as V
 from duelbench.report.checks import CheckResult, Measurement
 
 from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..contract import StepContext
 from . import BATCH_BUDGET, PANELS, REAL, SYNTHETIC
 
+#: Bootstrap replicates of the ratio-of-ratios statistics (``degrades``, ``approaches``).
+BOOTSTRAP_REPLICATES = V.BOOTSTRAP_REPLICATES
+
+
 class Tables:
-    """The step's inputs with the lookups the statistics need."""
+    """The step's inputs with the lookups the statistics need (runs ``check_runs_from`` on)."""
 
     def __init__(self, s: Mapping, final: pd.DataFrame, batches: pd.DataFrame, theory: pd.DataFrame):
-        self.settings, self.final, self.batches = s, final, batches
-        self.theory = dict(zip(theory["statistic"], zip(theory["value"], theory["evidence"].fillna(""))))
+        self.settings = s
+        self.first_run = int(s.get("check_runs_from", 0))
+        self.final = final[final["run"] >= self.first_run]
+        self.batches = batches[batches["run"] >= self.first_run]
+        se = pd.to_numeric(theory["se"], errors="coerce") if "se" in theory else pd.Series(np.nan, index=theory.index)
+        self.theory = {k: (v, e, float(d)) for k, v, e, d in zip(theory["statistic"], theory["value"],
+                                                                 theory["evidence"].fillna(""), se)}
+
+    @property
+    def seed(self) -> int:
+        return int(self.settings["seed"])
 
     def samples(self, panel: str, curve: str) -> np.ndarray | Missing:
         if panel not in PANELS:
@@ -65,25 +100,41 @@ class Tables:
         xa, xb = self.samples(panel, a), self.samples(panel, b)
         return next((x for x in (xa, xb) if isinstance(x, Missing)), (xa, xb))
 
-    def ratios(self, a: str, b: str) -> dict[str, float] | Missing:
-        out = {}
-        for p in PANELS:
-            x = self.pair(p, a, b)
+
+def _mean(x: np.ndarray) -> float:
+    return float(np.sum(x)) / x.size
+
+
+def _ratio_of_ratios(a1, b1, a2, b2) -> float:
+    return (_mean(a1) / _mean(b1)) / (_mean(a2) / _mean(b2))
+
+
+def ratio_of_ratios(t: Tables, stat: str, a: str, b: str) -> Measurement:
+    """Components (synthetic panel / real panel) of mean A / mean B, bootstrapped over runs."""
+    comps, ev = [], []
+    for syn, real in itertools.product(SYNTHETIC, REAL):
+        xs, xr = t.pair(syn, a, b), t.pair(real, a, b)
+        for x in (xs, xr):
             if isinstance(x, Missing):
                 return x
-            xa, xb = x
-            out[p] = float(xa.mean() / xb.mean()) if xb.mean() > 0 else float("inf")
-        return out
-
-
-def _fmt_ratios(r: Mapping[str, float]) -> str:
-    return ", ".join(f"{p} {v:.3g}" for p, v in r.items())
+        n = min(xs[0].size, xr[0].size)
+        if n < 2:
+            return Missing(f"fewer than 2 runs on {syn} or {real}")
+        sample = [xs[0][:n], xs[1][:n], xr[0][:n], xr[1][:n]]
+        value = _ratio_of_ratios(*sample)
+        reps = V.bootstrap(sample, _ratio_of_ratios, t.seed, f"{stat}:{syn}:{real}", BOOTSTRAP_REPLICATES, paired=True)
+        comps.append((f"{syn}/{real}", Measurement(value=value, replicates=reps, runs=n)))
+    for p in PANELS:
+        x = t.pair(p, a, b)
+        ev.append(f"{p} {V.sig(_mean(x[0]) / _mean(x[1]), 4)}")
+    return Measurement(components=comps, evidence=f"mean {a}/mean {b}: {', '.join(ev)}; ratio of ratios "
+                                                  f"(synthetic/real), {BOOTSTRAP_REPLICATES} paired bootstrap replicates")
 
 
 def _theory(t: Tables, stat: str) -> Measurement:
     if stat not in t.theory:
         return Missing(f"{stat!r} not in theory.csv")
-    value, evidence = t.theory[stat]
+    value, evidence, _ = t.theory[stat]
     if isinstance(value, str) and value in ("True", "False"):
         value = value == "True"
     else:
@@ -91,11 +142,28 @@ def _theory(t: Tables, stat: str) -> Measurement:
     return Measurement(value=value, evidence=str(evidence))
 
 
+def _per_k(t: Tables, stat: str) -> Measurement:
+    """Components of the Monte-Carlo ratios ``<stat>:K<K>`` of ``theory.csv`` with their s.e."""
+    comps, ev = [], []
+    for K in t.settings["seed_rank"]["K"]:
+        key = f"{stat}:K{int(K)}"
+        if key not in t.theory:
+            return Missing(f"{key!r} not in theory.csv")
+        value, evidence, se = t.theory[key]
+        comps.append((f"K={int(K)}", Measurement(value=float(value), se=float(se))))
+        ev.append(str(evidence))
+    return Measurement(components=comps, evidence="; ".join(ev))
+
+
 def _batched_rows(t: Tables, gamma: bool | None = None) -> pd.DataFrame:
     b = t.batches
     if gamma is None:
         return b
     return b[b["curve"].str.contains("_gamma_b") == gamma]
+
+
+def _flags(x: pd.Series) -> pd.Series:
+    return x.map(lambda v: str(v) == "True")
 
 
 def measure(t: Tables, stat: str) -> Measurement:
@@ -108,10 +176,9 @@ def measure(t: Tables, stat: str) -> Measurement:
         if isinstance(x, Missing):
             return x
         xa, xb = x
-        return Measurement(value=float(xa.mean() / xb.mean()) if xb.mean() else None, a=xa, b=xb,
-                           evidence=f"A = {a}, B = {b} on {p}")
-    if kind == "count_less" and len(parts) == 2:
-        a, b = parts
+        return Measurement(a=xa, b=xb, evidence=f"A = {a}, B = {b} on {p}")
+    if kind in ("count_less", "kl_vs_gamma") and len(parts) == 2:
+        a, b = parts if kind == "count_less" else (parts[0], f"{parts[0]}_gamma_b{int(parts[1])}")
         comps = []
         for p in PANELS:
             x = t.pair(p, a, b)
@@ -120,23 +187,34 @@ def measure(t: Tables, stat: str) -> Measurement:
             if min(x[0].size, x[1].size) < 2:
                 return Missing(f"fewer than 2 runs on {p}")
             comps.append((p, Measurement(a=x[0], b=x[1])))
-        return Measurement(components=comps, evidence=f"{a} vs {b}, per panel (paired)")
-    if kind in ("degrades", "approaches"):
-        a, b = (parts[0], "rmed1") if kind == "degrades" else parts
-        r = t.ratios(a, b)
-        if isinstance(r, Missing):
-            return r
-        syn, real = [r[p] for p in SYNTHETIC], [r[p] for p in REAL]
-        ok = min(syn) > max(real) if kind == "degrades" else max(syn) < min(real)
-        return Measurement(value=bool(ok), evidence=f"mean {a}/mean {b}: {_fmt_ratios(r)}")
-    if kind == "reldiff" and len(parts) == 3:
-        p, a, b = parts
-        x = t.pair(p, a, b)
-        if isinstance(x, Missing):
-            return x
-        xa, xb = x
-        return Measurement(value=float(abs(xa.mean() - xb.mean()) / xb.mean()),
-                           evidence=f"mean {a} {xa.mean():.6g}, mean {b} {xb.mean():.6g} on {p}")
+        return Measurement(components=comps, evidence=f"A = {a}, B = {b}, per panel (paired)")
+    if kind == "decreases_in_b" and len(parts) == 2:
+        p, alg = parts
+        grid = sorted(int(B) for B in t.settings["figure2"]["batches"])
+        comps = []
+        for small, large in zip(grid[:-1], grid[1:]):
+            x = t.pair(p, f"{alg}_b{large}", f"{alg}_b{small}")
+            if isinstance(x, Missing):
+                return x
+            comps.append((f"B={large}/B={small}", Measurement(a=x[0], b=x[1])))
+        comps.reverse()
+        return Measurement(components=comps, evidence=f"{alg} on {p}, B = {', '.join(map(str, grid))} (paired)")
+    if kind == "degrades" and len(parts) == 1:
+        return ratio_of_ratios(t, stat, parts[0], "rmed1")
+    if kind == "approaches" and len(parts) == 2:
+        return ratio_of_ratios(t, stat, parts[0], parts[1])
+    if kind == "split" and len(parts) == 2:
+        p, curve = parts
+        rows = t.batches[(t.batches["panel"] == p) & (t.batches["curve"] == curve)]
+        if rows.empty:
+            return Missing(f"no batch logs of {curve!r} on {p}")
+        inside = rows["seed_rank"] == 0
+        a, b = rows[~inside]["regret"].to_numpy(float), rows[inside]["regret"].to_numpy(float)
+        if min(a.size, b.size) < 2:
+            return Missing(f"{curve} on {p}: {b.size} runs with the winner in S, {a.size} without (2 of each needed)")
+        switched = int((rows["switch_round"] >= 0).sum())
+        return Measurement(a=a, b=b, evidence=f"{curve} on {p}: A = {a.size} runs without the winner in S, B = {b.size} "
+                                              f"runs with it; {switched} of {len(rows)} runs switched")
     if kind == "budget":
         rows = _batched_rows(t)
         if rows.empty:
@@ -162,31 +240,39 @@ def measure(t: Tables, stat: str) -> Measurement:
         rows = _batched_rows(t, gamma=True)
         if rows.empty:
             return Missing("no gamma-rule runs replayed")
+        outside = rows["good_event_violations"] > 0
         if parts[0] == "violating_runs":
-            n = int((rows["good_event_violations"] > 0).sum())
-            return Measurement(value=n, evidence=f"{n} of {len(rows)} runs; {int(rows['good_event_estimates'].sum())} "
-                               f"estimates, {int(rows['good_event_violations'].sum())} outside gamma_r")
+            n = int(outside.sum())
+            return Measurement(successes=n, trials=len(rows), evidence=(
+                f"{n} of {len(rows)} runs; {int(rows['good_event_estimates'].sum())} estimates, "
+                f"{int(rows['good_event_violations'].sum())} outside gamma_r"))
+        good = rows[~outside]
         if parts[0] == "winner_eliminated_runs":
-            n = int(rows["winner_eliminated"].astype(bool).sum())
-            return Measurement(value=n, evidence=f"{n} of {len(rows)} runs")
+            n = int(_flags(good["winner_eliminated"]).sum())
+            return Measurement(value=n, evidence=f"{n} of the {len(good)} runs inside G (of {len(rows)})")
         if parts[0] == "lemma44_violations":
-            sw = rows[rows["switch_round"] >= 0]
-            sw = sw[sw["algorithm"] != "pcomp"]
-            bad = sw[(~sw["winner_in_a_prime"].astype(bool)) | (sw["a_prime_size"] > sw["seed_rank"].clip(lower=1))]
-            return Measurement(value=len(bad), evidence=f"{len(bad)} of {len(sw)} switches")
+            sw = good[(good["switch_round"] >= 0) & (good["algorithm"] != "pcomp")]
+            bad = sw[(~_flags(sw["winner_in_a_prime"])) | (sw["a_prime_size"] > sw["seed_rank"].clip(lower=1))]
+            return Measurement(value=len(bad), evidence=f"{len(bad)} of {len(sw)} switches inside G "
+                                                        f"({len(good)} of {len(rows)} runs inside G)")
     if kind == "thm31" and len(parts) == 1:
         p = parts[0]
-        worst, ev = None, []
+        comps, ev = [], []
         for B in t.settings["theory"]["batches"]:
             x = t.samples(p, f"pcomp_gamma_b{int(B)}")
             bound = t.theory.get(f"thm31_bound:{p}:{int(B)}")
             if isinstance(x, Missing) or bound is None:
                 return x if isinstance(x, Missing) else Missing(f"no Theorem 3.1 bound for {p}, B = {B}")
-            r = float(x.mean()) / float(bound[0])
-            worst = r if worst is None else max(worst, r)
-            ev.append(f"B={int(B)}: {x.mean():.4g}/{float(bound[0]):.4g}")
-        return Measurement(value=worst, evidence="mean R(T)/bound: " + ", ".join(ev))
-    if kind in ("facts", "seed_rank", "lower_bound"):
+            if x.size < 2:
+                return Missing(f"fewer than 2 runs of pcomp_gamma_b{int(B)} on {p}")
+            bd = float(bound[0])
+            se = math.sqrt(V.fvar(x) / x.size)
+            comps.append((f"B={int(B)}", Measurement(value=V.fmean(x) / bd, se=se / bd, df=x.size - 1, runs=x.size)))
+            ev.append(f"B={int(B)}: {V.sig(V.fmean(x), 4)}/{V.sig(bd, 4)}")
+        return Measurement(components=comps, evidence="mean R(T)/bound: " + ", ".join(ev))
+    if kind == "seed_rank" and len(parts) == 2:
+        return _per_k(t, stat)
+    if kind in ("facts", "lower_bound"):
         return _theory(t, stat)
     return Missing(f"unknown statistic {stat!r}")
 

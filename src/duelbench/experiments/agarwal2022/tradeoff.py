@@ -5,7 +5,8 @@ family (:mod:`.batchlogs`: each run replayed on the engine's own random stream a
 instance, archived like the simulations); the replay's R(T) must equal the simulated one (a
 mismatch is an error, not a number).  ``tradeoff.csv`` / ``tradeoff.png``: R(T) against B and
 against the batches actually used, beside the shapes of the theorems, each scaled to the
-measured mean at the largest B.
+measured mean at the largest B.  ``switch_split.csv``: per SCOMP/SCOMP2 curve, R(T) of the runs
+whose seed set holds the Condorcet winner and of the others, and how many runs switched.
 """
 
 from __future__ import annotations
@@ -192,3 +193,48 @@ def tradeoff(ctx: StepContext) -> None:
     for path in (ctx.output.csv, ctx.output.pdf, ctx.output.png):
         write_sidecar(path, inputs=[ctx.input.final, ctx.input.batches], config=curve_settings(s),
                       seeds={"seed": int(s["seed"])}, extra={"experiment": NAME}, **t.as_kwargs())
+
+
+SPLIT_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "runs", "switched_runs", "winner_in_seed_runs",
+                 "seed_empty_runs", "mean", "median", "mean_winner_in_seed", "median_winner_in_seed",
+                 "mean_winner_not_in_seed", "median_winner_not_in_seed", "mean_switched", "mean_not_switched"]
+
+
+def split_table(batches: pd.DataFrame) -> pd.DataFrame:
+    """Per panel and SCOMP/SCOMP2 curve (every run of ``batches.csv``): the runs that switched to
+    PCOMP, the runs whose seed set holds the Condorcet winner (``seed_rank`` 0), and mean and
+    median R(T) with and without it (NaN for an empty group)."""
+
+    def stats(x: pd.Series) -> tuple[float, float]:
+        return (float(x.mean()), float(x.median())) if len(x) else (math.nan, math.nan)
+
+    rows = []
+    seeded = batches[batches["algorithm"].isin(("scomp", "scomp2"))]
+    for (panel, curve), g in seeded.groupby(["panel", "curve"], sort=False):
+        inside = g["seed_rank"] == 0
+        switched = g["switch_round"] >= 0
+        m, med = stats(g["regret"])
+        mi, medi = stats(g[inside]["regret"])
+        mo, medo = stats(g[~inside]["regret"])
+        rows.append({"panel": panel, "dataset": g["dataset"].iloc[0], "curve": curve, "algorithm": g["algorithm"].iloc[0],
+                     "batches": int(g["batches"].iloc[0]), "runs": len(g), "switched_runs": int(switched.sum()),
+                     "winner_in_seed_runs": int(inside.sum()),
+                     "seed_empty_runs": int(g["seed_empty"].map(lambda v: str(v) == "True").sum()),
+                     "mean": m, "median": med, "mean_winner_in_seed": mi, "median_winner_in_seed": medi,
+                     "mean_winner_not_in_seed": mo, "median_winner_not_in_seed": medo,
+                     "mean_switched": float(g[switched]["regret"].mean()) if switched.any() else math.nan,
+                     "mean_not_switched": float(g[~switched]["regret"].mean()) if (~switched).any() else math.nan})
+    return pd.DataFrame(rows, columns=SPLIT_COLUMNS)
+
+
+def switch_split(ctx: StepContext) -> None:
+    """Step ``split``: ``switch_split.csv`` (+ sidecar) from ``batches.csv``."""
+    from duelbench.provenance.sidecar import Timer, write_sidecar
+
+    s = ctx.settings
+    with log_to(ctx.log), Timer() as t:
+        table = split_table(pd.read_csv(ctx.input.batches))
+        write_table(table, ctx.output.csv, SPLIT_COLUMNS)
+        print(f"{len(table)} curves split by the seed set", flush=True)
+    write_sidecar(ctx.output.csv, inputs=[ctx.input.batches], config=curve_settings(s), seeds={"seed": int(s["seed"])},
+                  extra={"experiment": NAME}, **t.as_kwargs())
