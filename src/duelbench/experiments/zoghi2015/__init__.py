@@ -41,13 +41,15 @@ was sampled, an ordering test with too few runs) is reported ``inconclusive`` wi
 ``facts:full_delta_ratio``
     ``Delta^2 / Delta_min^2`` of the full informational matrix (Delta: Definition 3.6, L175;
     Delta_min: Definition 3.2, L159; both from :func:`duelbench.bounds.ccb.ccb_quantities`),
-    rounded to an integer; the unrounded value is in the evidence.
+    unrounded (the registry's region holds the printed integer's rounding).
 ``fig4:endpoints``
     ``P_1 = 1`` and ``P_136 = 0`` (``P_K``: fraction of the samples of size K with a Condorcet
     winner). Needs K = 1 and K = 136 to be sampled.
 ``fig4:decreases_rapidly``
-    Spearman's rank correlation of (K, P_K) over K = 1..136 is below -0.95, and ``P_K < 0.5``
-    for every K >= 100. Needs every K.
+    Two components: Spearman's rank correlation of (K, P_K) over K = 1..136 plus 0.95, and the
+    largest P_K over K >= 100 minus 0.5 (the claim: both below 0), each with bootstrap replicates
+    (every K's samples redrawn, i.e. its count of Condorcet samples drawn from Binomial(n_K,
+    P_K); seed ``seed``, key the statistic's name). Needs every K.
 ``table1:<a>:<b>`` (``a``, ``b`` in copeland, von_neumann, borda, random_walk)
     Percentage of samples whose winner sets of notions a and b intersect, pooled with equal
     weight over K = 1..136 (Z6): ``100 x mean_K p_K``; s.e. ``100 x sqrt(sum_K p_K (1 - p_K) /
@@ -57,33 +59,39 @@ was sampled, an ordering test with too few runs) is reported ``inconclusive`` wi
     Likewise, the percentage of samples in which every Copeland winner is in the von Neumann
     support.
 ``table1:ordering_as_stated``
-    The Copeland/von Neumann and Borda/random-walk overlaps both exceed each of the four cross
-    overlaps (Copeland/Borda, Copeland/random walk, von Neumann/Borda, von Neumann/random walk),
-    on the point estimates.
+    Eight components: each of the Copeland/von Neumann and Borda/random-walk overlaps minus each
+    of the four cross overlaps (Copeland/Borda, Copeland/random walk, von Neumann/Borda, von
+    Neumann/random walk), in points, with the sum of the two cells' s.e. as its s.e. (an upper
+    bound whatever the correlation of two cells of the same samples).
 ``fig5:c_and_lc_small``
-    For every K in 20..136, the 99th percentile of C and that of L_C over the samples of size K
-    are at most K/5. Percentile: the smallest sampled value v such that at least 99% of the
-    samples are <= v (inverted empirical CDF). Needs every K >= 20.
+    The largest, over K in 20..136 and q in {C, L_C}, of the 99th percentile of q over the
+    samples of size K divided by ``floor(K/5) + 1`` (below 1 exactly when every such percentile
+    is at most K/5). Percentile: the smallest sampled value v such that at least 99% of the
+    samples are <= v (inverted empirical CDF). Bootstrap replicates redraw every K's samples
+    (multinomial counts). Needs every K >= 20.
 ``fig6:mean_over_k``
     The mean over K = 2..136 of the per-K mean of ``Delta^2 / Delta_min^2`` (samples with C = K
-    excluded, Z7). Needs every K.
+    excluded, Z7), with s.e. ``sqrt(sum_K se_K^2) / 135``. Needs every K.
 ``fig6:mean_at_135``
-    The mean ratio at K = 135.
+    The mean ratio at K = 135, with its s.e. (s.d. / sqrt(n)).
 ``order:<dataset>:<A>:<B>``
     Per-run cumulative regret (Definition 1) at the horizon T of the item that shows
-    ``dataset``, of algorithms A and B: the samples ``a`` and ``b`` of the one-sided Welch test;
-    the value is mean A / mean B.
+    ``dataset``, of algorithms A and B: the samples ``a`` and ``b`` (independent runs); the value
+    is mean A / mean B. The evidence gives each sample's run-to-run std/mean.
 ``growth:mslr5_noncondorcet:rucb``
-    ``[R(T) - R(T/2)] / R(T/2)`` for RUCB's mean regret curve R on Figure 1's problem (1 for
-    linear growth, about 0.04 for logarithmic growth at T = 2x10^7).
-``savage:mslr5_noncondorcet:r2e7_lt_r1e7``
-    Mean regret of the SAVAGE job at horizon 2x10^7 is below that of the independent job at
-    10^7. Only at horizon T = 2x10^7 (paper fidelity); otherwise inconclusive, with the same
-    comparison of T and T/2 in the evidence.
+    RUCB's regret on Figure 1's problem at T (``a``) and at T/2 (``b``), per run (paired): the
+    value is R(T)/R(T/2) of the means (2 for linear growth, about 1.04 for logarithmic growth at
+    T = 2x10^7).
+``savage:mslr5_noncondorcet:r2e7_over_r1e7``
+    Per-run regret of the SAVAGE job at horizon 2x10^7 (``a``) and of the separate job at 10^7
+    (``b``), paired by run (run r of each horizon starts from the same stream); the value is the
+    ratio of their means. Only at horizon T = 2x10^7 (paper fidelity); otherwise inconclusive,
+    with the same comparison of T and T/2 in the evidence.
 ``transition:zoghi_copeland500:<alg>``
-    Mean per-step regret over the last decade [T/10, T] is below 1% of the mean per-step regret
-    over the first decade after 10^3, [a, b] with a and b the checkpoints nearest (in log
-    scale) to 10^3 and 10^4, both from the mean regret curve. Needs T >= 10^5.
+    Per run: the per-step regret over the last decade [T/10, T] (``a``) and over the first decade
+    after 10^3, [a, b] with a and b the checkpoints nearest (in log scale) to 10^3 and 10^4
+    (``b``), paired; the value is the ratio of their means, the slope ratio of the mean regret
+    curve. Needs T >= 10^5.
 ``theory:synth500_structure``
     The matrix ``zoghi_copeland500`` has exactly 3 Copeland winners, each with Copeland score
     498, in a cycle (each beats exactly one other winner), and the scores of the other 497 arms

@@ -14,17 +14,52 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .. import ShardSpec, group_shards, log_to
+from ..claims import Missing
 from ..contract import StepContext
 from . import FIGURE_MATRICES, KINDS, MAIN_CLICK_MODEL, NAME, SAVAGE, REGRET_ITEMS, half_horizon, item_settings, regret_shards
 from .appendix_c import N_ARMS, delta_ratio
 from .appendix_c_tables import TABLE1_NOTIONS
-from .regret import final_values, mean_curve
+from .regret import final_values, run_curves
 
 
-def _m(value=None, *, se=None, a=None, b=None, evidence=""):
+def _m(value=None, *, se=None, a=None, b=None, evidence="", replicates=None, runs=None, components=None):
     from duelbench.report.checks import Measurement
 
-    return Measurement(value=value, se=se, a=a, b=b, evidence=evidence)
+    return Measurement(value=value, se=se, a=a, b=b, evidence=evidence, replicates=replicates, runs=runs,
+                       components=components)
+
+
+#: Bootstrap replicates of the Appendix-C statistics (verdict.BOOTSTRAP_REPLICATES; each replicate
+#: redraws every K's samples, through their binomial / multinomial counts, which is the same law).
+BOOTSTRAP_REPLICATES = 20000
+
+
+def _rank_rows(x: np.ndarray) -> np.ndarray:
+    """Average ranks along the last axis (ties share their mean rank, as Spearman's rho takes them)."""
+    from scipy.stats import rankdata
+
+    return rankdata(x, axis=-1, method="average")
+
+
+def spearman_rows(k: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Spearman's rho of ``(k, p[r])`` for every row ``r`` of ``p`` (NaN for a constant row)."""
+    rk = _rank_rows(np.asarray(k, dtype=float))
+    rp = _rank_rows(np.atleast_2d(np.asarray(p, dtype=float)))
+    rk = rk - rk.mean()
+    rp = rp - rp.mean(axis=1, keepdims=True)
+    den = np.sqrt((rk**2).sum() * (rp**2).sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (rp @ rk) / den
+
+
+def inverted_cdf_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
+    """The smallest value v with at least a share ``q`` of the samples <= v, for every row of
+    ``counts`` (values ascending; the percentile of ``method="inverted_cdf"``)."""
+    counts = np.atleast_2d(counts)
+    c = np.cumsum(counts, axis=1)
+    n = c[:, -1:]
+    idx = np.argmax(c >= q * n - 1e-9 * n, axis=1)
+    return np.asarray(values)[idx]
 
 
 def delta_star_pairs(P) -> np.ndarray:
@@ -52,9 +87,9 @@ def fact_measurements() -> dict:
                                                        evidence=f"navigational: {nav}, perfect: {per}")
     q = ccb_quantities(inf)
     r = delta_ratio(q.delta_def36, q.delta_globalmin)
-    out["facts:full_delta_ratio"] = _m(int(round(r)) if np.isfinite(r) else None,
-                                       evidence=f"unrounded {r:.4f}; Delta = {q.delta_def36:.6g}, "
-                                                f"Delta_min = {q.delta_globalmin:.6g}, C = {q.C}, L_C = {q.L_C}")
+    out["facts:full_delta_ratio"] = _m(float(r) if np.isfinite(r) else None,
+                                       evidence=f"Delta = {q.delta_def36:.6g}, Delta_min = {q.delta_globalmin:.6g}, "
+                                                f"C = {q.C}, L_C = {q.L_C}")
     return out
 
 
@@ -106,11 +141,14 @@ def theory_measurements() -> dict:
     return out
 
 
-def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
-    """``fig4:*``, ``table1:*``, ``fig5:*``, ``fig6:*`` from the Appendix-C tables."""
+def appendix_c_measurements(out: Mapping[str, str], s: Mapping, replicates: int = BOOTSTRAP_REPLICATES) -> dict:
+    """``fig4:*``, ``table1:*``, ``fig5:*``, ``fig6:*`` from the Appendix-C tables; bootstrap
+    streams from the section's ``seed`` and the statistic's name."""
     import pandas as pd
-    from scipy.stats import spearmanr
 
+    from duelbench.report.verdict import bootstrap_stream
+
+    seed = int(s["seed"])
     a = s["appendix_c"]
     ks = list(a["k_values_resolved"])
     all_k = list(range(1, N_ARMS + 1))
@@ -126,10 +164,19 @@ def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
     else:
         m["fig4:endpoints"] = _m(evidence=f"K = 1 or K = 136 not sampled (K values {ks})")
     if complete:
-        rho = float(spearmanr(inf.index.to_numpy(), inf["p_condorcet"].to_numpy()).statistic)
-        high = inf[inf.index >= 100]["p_condorcet"]
-        m["fig4:decreases_rapidly"] = _m(rho < -0.95 and bool((high < 0.5).all()),
-                                         evidence=f"Spearman {rho:.4f}; max P_K for K >= 100: {float(high.max()):.4f}")
+        K = inf.index.to_numpy()
+        p = inf["p_condorcet"].to_numpy(dtype=float)
+        n = inf["n_samples"].to_numpy(dtype=np.int64)
+        hi = K >= 100
+        rng = bootstrap_stream(seed, "fig4:decreases_rapidly")
+        boot = rng.binomial(n, p, size=(replicates, K.size)) / n  # every K's samples redrawn
+        rho, rho_b = float(spearman_rows(K, p)[0]), spearman_rows(K, boot)
+        top, top_b = float(p[hi].max()), boot[:, hi].max(axis=1)
+        m["fig4:decreases_rapidly"] = _m(
+            evidence=f"Spearman {rho:.4f}; max P_K for K >= 100: {top:.4f} (K = {int(K[hi][np.argmax(p[hi])])}); "
+                     f"{replicates} bootstrap replicates",
+            components=[("Spearman + 0.95", _m(rho + 0.95, replicates=rho_b + 0.95, runs=int(n.min()))),
+                        ("max P_K (K >= 100) - 0.5", _m(top - 0.5, replicates=top_b - 0.5, runs=int(n.min())))])
     else:
         m["fig4:decreases_rapidly"] = _m(evidence=why)
     long = pd.read_csv(out["table1_long_csv"])
@@ -139,22 +186,29 @@ def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
         x = main[(main["row"] == r) & (main["column"] == c)].iloc[0]
         return float(x["percent"]), float(x["se"])
 
+    n_k = int(a["samples_per_k"])
     pairs = [(r, c) for i, r in enumerate(TABLE1_NOTIONS) for c in TABLE1_NOTIONS[i + 1:]]
     for r, c in pairs:
         if complete:
             v, se = cell(r, c)
-            m[f"table1:{r}:{c}"] = _m(v, se=se, evidence=f"{a['samples_per_k']} samples per K")
+            m[f"table1:{r}:{c}"] = _m(v, se=se, runs=n_k, evidence=f"{n_k} samples per K; s.e. {se:.3g} points")
         else:
             m[f"table1:{r}:{c}"] = _m(evidence=why)
     if complete:
         v, se = cell("copeland_in_vn_support", "von_neumann")
-        m["table1:copeland_in_vn_support"] = _m(v, se=se, evidence=f"{a['samples_per_k']} samples per K")
-        hi = [cell("copeland", "von_neumann")[0], cell("borda", "random_walk")[0]]
-        cross = [cell(*p)[0] for p in (("copeland", "borda"), ("copeland", "random_walk"), ("von_neumann", "borda"),
-                                       ("von_neumann", "random_walk"))]
-        m["table1:ordering_as_stated"] = _m(min(hi) > max(cross),
-                                            evidence=f"Copeland/vN {hi[0]:.2f}, Borda/RW {hi[1]:.2f}; cross "
-                                                     f"overlaps max {max(cross):.2f}")
+        m["table1:copeland_in_vn_support"] = _m(v, se=se, runs=n_k, evidence=f"{n_k} samples per K; s.e. {se:.3g} points")
+        names = {"copeland": "Copeland", "von_neumann": "vN", "borda": "Borda", "random_walk": "RW"}
+        high = (("copeland", "von_neumann"), ("borda", "random_walk"))
+        cross = (("copeland", "borda"), ("copeland", "random_walk"), ("von_neumann", "borda"),
+                 ("von_neumann", "random_walk"))
+        comps = []
+        for h in high:
+            for x in cross:
+                (vh, sh), (vx, sx) = cell(*h), cell(*x)
+                # the two cells come from the same samples: sd(A - B) <= sd(A) + sd(B) whatever their correlation
+                comps.append((f"{names[h[0]]}/{names[h[1]]} - {names[x[0]]}/{names[x[1]]}",
+                              _m(vh - vx, se=sh + sx, runs=n_k)))
+        m["table1:ordering_as_stated"] = _m(evidence="differences in points", components=comps)
     else:
         m["table1:copeland_in_vn_support"] = _m(evidence=why)
         m["table1:ordering_as_stated"] = _m(evidence=why)
@@ -162,30 +216,38 @@ def appendix_c_measurements(out: Mapping[str, str], s: Mapping) -> dict:
     dist = dist[dist["click_model"] == MAIN_CLICK_MODEL]
     need = list(range(20, N_ARMS + 1))
     if all(k in ks for k in need):
-        worst = []
-        ok = True
+        rng = bootstrap_stream(seed, "fig5:c_and_lc_small")
+        worst, boot = [], np.full(replicates, -np.inf)
         for q in ("C", "L_C"):
             for K in need:
-                d = dist[(dist["quantity"] == q) & (dist["K"] == K)]
-                q99 = float(np.percentile(np.repeat(d["value"].to_numpy(), d["count"].to_numpy()), 99,
-                                          method="inverted_cdf"))
-                ok = ok and q99 <= K / 5
-                worst.append((q99 / K, q, K, q99))
+                d = dist[(dist["quantity"] == q) & (dist["K"] == K)].sort_values("value")
+                values, counts = d["value"].to_numpy(dtype=float), d["count"].to_numpy(dtype=np.int64)
+                scale = math.floor(K / 5) + 1  # q99 <= K/5 (an integer q99) iff q99 / (floor(K/5) + 1) < 1
+                q99 = float(inverted_cdf_quantile(values, counts, 0.99)[0])
+                worst.append((q99 / scale, q, K, q99))
+                redrawn = rng.multinomial(int(counts.sum()), counts / counts.sum(), size=replicates)
+                boot = np.maximum(boot, inverted_cdf_quantile(values, redrawn, 0.99) / scale)
         w = max(worst)
-        m["fig5:c_and_lc_small"] = _m(bool(ok), evidence=f"largest 99th percentile / K: {w[0]:.3f} ({w[1]} = {w[3]:g} "
-                                                         f"at K = {w[2]})")
+        m["fig5:c_and_lc_small"] = _m(w[0], replicates=boot, runs=n_k,
+                                      evidence=f"largest 99th percentile / (floor(K/5) + 1): {w[0]:.3f} ({w[1]} = "
+                                               f"{w[3]:g} at K = {w[2]}); {replicates} bootstrap replicates")
     else:
         m["fig5:c_and_lc_small"] = _m(evidence=f"only K in {ks} sampled; the statistic needs every K = 20..136")
     ratio = pd.read_csv(out["delta_ratio_csv"]).set_index("K")
     if complete:
-        v = float(ratio.loc[2:N_ARMS, "mean_ratio"].mean())
-        m["fig6:mean_over_k"] = _m(v, evidence=f"mean over K = 2..136 of the per-K means; largest per-K mean "
-                                               f"{float(ratio['mean_ratio'].max()):.4g}")
+        sub = ratio.loc[2:N_ARMS]
+        v = float(sub["mean_ratio"].mean())
+        se = float(np.sqrt(np.nansum(sub["stderr"].to_numpy(dtype=float) ** 2)) / len(sub))
+        m["fig6:mean_over_k"] = _m(v, se=se, runs=n_k,
+                                   evidence=f"mean over K = 2..136 of the per-K means (s.e. {se:.4g}); largest per-K "
+                                            f"mean {float(ratio['mean_ratio'].max()):.4g}")
     else:
         m["fig6:mean_over_k"] = _m(evidence=why.replace("1..136", "2..136"))
     if 135 in ratio.index and np.isfinite(ratio.loc[135, "mean_ratio"]):
-        m["fig6:mean_at_135"] = _m(float(ratio.loc[135, "mean_ratio"]),
-                                   evidence=f"median {float(ratio.loc[135, 'median_ratio']):.4g}, "
+        se = float(ratio.loc[135, "stderr"])
+        m["fig6:mean_at_135"] = _m(float(ratio.loc[135, "mean_ratio"]), se=se if np.isfinite(se) else None,
+                                   runs=int(ratio.loc[135, "n_defined"]),
+                                   evidence=f"s.e. {se:.4g}; median {float(ratio.loc[135, 'median_ratio']):.4g}, "
                                             f"n = {int(ratio.loc[135, 'n_defined'])}")
     else:
         m["fig6:mean_at_135"] = _m(evidence=f"K = 135 not sampled (K values {ks})")
@@ -197,6 +259,11 @@ def _item_of(s: Mapping, dataset: str) -> str | None:
         if dataset in item_settings(s, item)["datasets"]:
             return item
     return None
+
+
+def _cv(x: np.ndarray) -> float:
+    x = np.asarray(x, dtype=float)
+    return float(x.std(ddof=1) / abs(x.mean())) if x.size > 1 and x.mean() else float("nan")
 
 
 def _nearest(t: np.ndarray, x: float) -> int:
@@ -235,47 +302,51 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
         if parts[0] == "order":
             A, B = (final_values(groups[(dataset, x, T)], kind) for x in algs)
             m[stat] = _m(float(A.mean() / B.mean()) if B.mean() else None, a=A, b=B,
-                         evidence=f"Definition-1 regret at T = {T:g}")
+                         evidence=f"Definition-1 regret at T = {T:g}; run-to-run std/mean {_cv(A):.3g} (A), "
+                                  f"{_cv(B):.3g} (B)")
         elif parts[0] == "growth":
-            t, R = mean_curve(groups[(dataset, algs[0], T)], kind)
+            t, R = run_curves(groups[(dataset, algs[0], T)], kind)
             half = np.flatnonzero(t == T // 2)
             if T % 2 or half.size == 0:
                 m[stat] = _m(evidence=f"no checkpoint at T/2 = {T / 2:g}")
             else:
-                r_half = float(R[half[0]])
-                v = (float(R[-1]) - r_half) / r_half if r_half > 0 else math.inf
-                m[stat] = _m(v, evidence=f"R(T) = {float(R[-1]):.6g}, R(T/2) = {r_half:.6g}, T = {T:g}")
+                A, B = R[:, -1], R[:, half[0]]
+                m[stat] = _m(float(A.mean() / B.mean()) if B.mean() > 0 else None, a=A, b=B,
+                             evidence=f"R(T) / R(T/2) per run, T = {T:g}")
         elif parts[0] == "savage":
             half = half_horizon(T)
             if (dataset, algs[0], half) not in groups:
                 m[stat] = _m(evidence=f"no {algs[0]} job at T/2 = {half:g}")
                 continue
-            r_T = float(final_values(groups[(dataset, algs[0], T)], kind).mean())
-            r_h = float(final_values(groups[(dataset, algs[0], half)], kind).mean())
-            ev = f"mean regret at T = {T:g}: {r_T:.6g}; at T/2 = {half:g}: {r_h:.6g}"
+            A = final_values(groups[(dataset, algs[0], T)], kind)
+            B = final_values(groups[(dataset, algs[0], half)], kind)
+            ev = f"mean regret at T = {T:g}: {A.mean():.6g}; at T/2 = {half:g}: {B.mean():.6g}"
             if T == 2 * 10**7:
-                m[stat] = _m(r_T < r_h, evidence=ev)
+                m[stat] = _m(float(A.mean() / B.mean()), a=A, b=B,
+                             evidence=f"{ev}; run r of both jobs starts from the same stream")
             else:
-                m[stat] = _m(evidence=f"needs horizons 2x10^7 and 10^7 (paper fidelity); {ev}")
+                m[stat] = Missing(f"needs horizons 2x10^7 and 10^7 (paper fidelity); {ev}")
         else:  # transition
-            t, R = mean_curve(groups[(dataset, algs[0], T)], kind)
+            t, R = run_curves(groups[(dataset, algs[0], T)], kind)
             if T < 10**5:
-                m[stat] = _m(evidence=f"T = {T:g} < 10^5: the last decade overlaps the first decade after 10^3")
+                m[stat] = Missing(f"T = {T:g} < 10^5: the last decade overlaps the first decade after 10^3")
                 continue
             a_, b_ = _nearest(t, 1e3), _nearest(t, 1e4)
             c_ = int(np.searchsorted(t, T // 10))
-            early = (R[b_] - R[a_]) / (t[b_] - t[a_])
-            late = (R[-1] - R[c_]) / (t[-1] - t[c_])
-            ratio = float(late / early) if early > 0 else math.inf
-            m[stat] = _m(ratio < 0.01, evidence=f"per-step regret {late:.4g} over [{t[c_]}, {t[-1]}] vs {early:.4g} "
-                                                f"over [{t[a_]}, {t[b_]}]: ratio {ratio:.4g}")
+            early = (R[:, b_] - R[:, a_]) / (t[b_] - t[a_])
+            late = (R[:, -1] - R[:, c_]) / (t[-1] - t[c_])
+            m[stat] = _m(float(late.mean() / early.mean()) if early.mean() > 0 else None, a=late, b=early,
+                         evidence=f"mean per-step regret {late.mean():.4g} over [{t[c_]}, {t[-1]}] (A) vs "
+                                  f"{early.mean():.4g} over [{t[a_]}, {t[b_]}] (B), per run")
     return m
 
 
 def write_checks(ctx: StepContext) -> list:
     """Every registry check at the active fidelity -> ``checks.csv`` (+ sidecar)."""
     from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import evaluate_registry, outcome_counts, write_checks_csv
+    from duelbench.report.checks import outcome_counts, write_checks_csv
+
+    from ..claims import evaluate_with_reasons
 
     s, inp = ctx.settings, ctx.input
     with log_to(ctx.log), Timer() as t:
@@ -285,7 +356,8 @@ def write_checks(ctx: StepContext) -> list:
         meas.update(theory_measurements())
         meas.update(appendix_c_measurements(inp, s))
         meas.update(regret_measurements(registry, s, regret_shards(ctx.config)))
-        results = evaluate_registry(registry, meas, s["fidelity"])
+        results = evaluate_with_reasons(
+            registry, lambda stat: meas.get(stat, Missing(f"statistic {stat!r} not computed")), s["fidelity"])
         write_checks_csv(results, ctx.output.checks_csv)
         for r in results:
             print(f"{r.outcome:12s} {'asserted' if r.asserted else '        '} {r.check['id']}: {r.evidence}")

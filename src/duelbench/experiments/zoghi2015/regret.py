@@ -140,6 +140,14 @@ def final_values(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> np.ndarray
     return np.asarray(load_group(specs, KINDS).final(kind), dtype=float)
 
 
+def run_curves(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.ndarray, np.ndarray]:
+    """(checkpoints, per-run cumulative regret, runs x checkpoints) of one job, runs in order."""
+    from ..aggregate import load_group
+
+    r = load_group(specs, KINDS)
+    return np.asarray(r.checkpoints, dtype=np.int64), np.asarray(r.regret_of(kind), dtype=float)
+
+
 def mean_curve(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.ndarray, np.ndarray]:
     """(checkpoints, mean cumulative regret) of one job."""
     from ..aggregate import load_group
