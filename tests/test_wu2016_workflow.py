@@ -74,6 +74,10 @@ def test_tables_have_the_declared_shape(built):
     table = pd.read_csv(out["figure2_csv"])
     assert list(table.columns) == figure2.COLUMNS and len(table) == 6
     assert table["published_std_over_ecw"].notna().all()
+    slopes = pd.read_csv(out["slopes"], dtype={"param_hash": str})
+    assert list(slopes.columns) == curves.SLOPE_COLUMNS and len(slopes) == 2 * 4 * 2  # panels x curves x runs
+    traces = pd.read_csv(out["traces"], dtype={"param_hash": str})
+    assert len(traces) == 2 * 2 * 2 and (traces["regret"] == traces["regret_simulated"]).all()
 
 
 def test_reading_variants_are_scored_on_the_same_checks(built):
@@ -82,7 +86,7 @@ def test_reading_variants_are_scored_on_the_same_checks(built):
     table = pd.read_csv(folder / "readings.csv")
     ids = {r["id"] for r in config["wu2016"]["readings"]}
     assert set(table["reading"]) == ids
-    n_checks = {"Figure 1": 54, "Figure 2": 10}  # every check of each scored item (data/published/wu2016.yaml)
+    n_checks = {"Figure 1": 59, "Figure 2": 10}  # every check of each scored item (data/published/wu2016.yaml)
     for r in config["wu2016"]["readings"]:
         rows = table[table["reading"] == r["id"]]
         assert len(rows) == sum(n_checks[i] for i in r["items"]), r["id"]

@@ -4,8 +4,9 @@ Paper: "Double Thompson Sampling for Dueling Bandits", text
 ``shared/papers/004_c659c680f71351ae.txt`` (line numbers ``Lnnn`` of its ``full_text``).  The
 readings W1-W8 of ``data/published/wu2016.yaml`` are declared in ``config/config.yaml`` (section
 ``wu2016``); this package carries them out on the experiment contract
-(:mod:`duelbench.experiments.contract`).  Modules: :mod:`.curves` (aggregate, Figure 1),
-:mod:`.figure2` (Figure 2), :mod:`.checks` (statistics, ``checks.csv``).
+(:mod:`duelbench.experiments.contract`).  Modules: :mod:`.curves` (aggregate, Figure 1, the
+traces table), :mod:`.figure2` (Figure 2), :mod:`.checks` (statistics, ``checks.csv``),
+:mod:`.traces` (traced runs of D-TS and D-TS+, sample shards).
 
 Panels
 ------
@@ -25,6 +26,17 @@ output has a ``.json`` provenance sidecar)
 ``final_regret.csv``
     Per-run cumulative regret at the panel's horizon (``at = "T"``) and at Figure 2's time
     (``at = "figure2"``, for the algorithms of ``figure2.shown``).
+``run_slopes.csv``
+    Per run of the curves of :data:`SLOPE_ALGORITHMS` on each panel: the regret at the
+    checkpoint t0 nearest T/10 (on the log scale) and at T, and the least-squares slope of the
+    run's regret against ln t over the checkpoints in [T/10, T] (columns ``panel, dataset,
+    algorithm, label, param_hash, run, t0, t, regret_t0, regret_t, slope``). The slope is linear
+    in the regret, so the mean of the runs' slopes is the slope of the mean curve.
+``traces.csv``
+    One row per traced run (``traces``: the first ``runs`` runs of the curves of
+    ``traces.curves`` on each panel, :mod:`.traces`): the replayed R(T) and the simulated
+    one (equal, checked), the steps at which the RUCB bounds removed a candidate, and per arm
+    of the dataset the steps and the regret with that arm as first candidate a(1).
 ``figure1.png|pdf``
     The two panels: semilog axes as the paper (log t, linear regret), y range the paper's
     (``panels.<p>.ylim``; curves above it are marked where they leave and listed with their
@@ -53,23 +65,43 @@ A statistic the active fidelity does not produce is ``inconclusive`` with the re
 ``order:<p>:<A>:<B>``
     Samples ``a``, ``b``: the per-run final regret of A and B on the panel (registry Welch tests).
 ``reldiff:<p>:<A>:<B>``
-    ``|mean A - mean B| / mean B`` of the final regret.
+    ``|mean A - mean B| / mean B`` of the final regret, with bootstrap replicates over the runs.
 ``slope_ratio:<p>:<A>:<B>``
     Ratio of the least-squares slopes of the mean regret against ln t over the checkpoints
-    t in [T/10, T] of A and of B.
+    t in [T/10, T] of A and of B; samples ``a``, ``b``: the runs' own slopes (their means are
+    the mean curves' slopes), so the ratio is a ratio of means.
 ``log_flatness:<p>:<A>``
-    ``(R(T)/ln T) / (R(t0)/ln t0)`` of the mean regret, t0 the checkpoint nearest T/10.
+    ``(R(T)/ln T) / (R(t0)/ln t0)`` of the mean regret, t0 the checkpoint nearest T/10; paired
+    samples ``a`` = R(T)/ln T and ``b`` = R(t0)/ln t0 of each run.
 ``clusters:condorcet``
-    On the mean final regret: max(D-TS, D-TS+) < min(RCS, RMED1, ECW-RMED) and
-    max(RCS, RMED1, ECW-RMED) < min(RUCB, CCB) (Figure 1(a)'s label groups, L968).
+    Components: mean final regret of each of D-TS, D-TS+ over each of RCS, RMED1, ECW-RMED and
+    of each of RCS, RMED1, ECW-RMED over each of RUCB, CCB (Figure 1(a)'s label groups, L968).
 ``label_order:noncondorcet``
-    Mean final regret CCB > D-TS > ECW-RMED > D-TS+ (Figure 1(b)'s labels, L968).
+    Components: mean final regret of each curve over the curve labelled above it, for the
+    consecutive pairs of Figure 1(b)'s labels CCB, D-TS, ECW-RMED, D-TS+ (L968).
 ``std_over_ecw:<p>:<A>``
-    Sample STD (ddof = 1) of A's regret at Figure 2's time over ECW-RMED's mean regret there.
+    Sample STD (ddof = 1) of A's regret at Figure 2's time over ECW-RMED's mean regret there,
+    with bootstrap replicates over the runs (A's and ECW-RMED's resampled independently; one
+    resampling when A is ECW-RMED).
 ``std_order:noncondorcet``
-    STD of D-TS+ < STD of D-TS < STD of ECW-RMED at Figure 2's time.
+    Components: STD of D-TS+ over STD of D-TS, STD of D-TS over STD of ECW-RMED at Figure 2's
+    time, each with bootstrap replicates.
 ``std_ratio:<p>:<A>:<B>``
-    STD of A over STD of B at Figure 2's time.
+    STD of A over STD of B at Figure 2's time, with bootstrap replicates.
+``rucb_elimination``
+    Components, one per traced curve and panel: the share of the steps t <= T at which the RUCB
+    bounds of lines 4-6 of Algorithm 1 removed at least one arm from the candidate set C, over
+    the traced runs, with bootstrap replicates over them.
+``winner_first_min_share:<p>:<A>``
+    The smallest, over the panel's Copeland winners w, of the share of the steps with a(1) = w
+    in A's traced runs, with bootstrap replicates.
+``winner_first_regret_share:<p>:<A>``
+    The share of A's regret at T incurred at steps whose first candidate a(1) is a Copeland
+    winner, over A's traced runs, with bootstrap replicates.
+
+Bootstrap replicates (``reldiff``, ``std_*``, the traced statistics) are
+:func:`duelbench.report.verdict.bootstrap` over runs with the declared ``seed`` and the statistic
+name as key, :data:`duelbench.report.verdict.BOOTSTRAP_REPLICATES` replicates.
 
 Decisions
 ---------
@@ -109,6 +141,11 @@ KINDS = ("copeland",)
 PANELS = {"condorcet": "K = 5, Condorcet", "noncondorcet": "K = 5, non-Condorcet"}
 #: Registry names that statistics may call ``savage`` (the panel's SAVAGE variant, W4).
 SAVAGES = ("condorcet_savage", "copeland_savage")
+#: The curves whose per-run slopes and t0 regret ``run_slopes.csv`` keeps (the slope and flatness
+#: statistics compare them).
+SLOPE_ALGORITHMS = ("dts", "dts_plus", "rmed1", "ecw_rmed")
+#: The algorithms a run can be traced for (:mod:`.traces`).
+TRACEABLE = ("dts", "dts_plus")
 
 
 def settings(config: Mapping, fidelity: str | None = None) -> dict:
@@ -121,7 +158,7 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
 
 def check_settings(s: Mapping) -> None:
     """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    for key in ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2"):
+    for key in ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2", "traces"):
         if key not in s:
             raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
     if sorted(s["panels"]) != sorted(PANELS):
@@ -139,6 +176,13 @@ def check_settings(s: Mapping) -> None:
     for a in s["figure2"]["shown"]:
         if a not in names:
             raise ConfigError(f"{NAME}.figure2.shown: {a!r} is not in {NAME}.algorithms")
+    traced = s["traces"]
+    bad = [a for a in traced["curves"] if a not in TRACEABLE]
+    if bad:
+        raise ConfigError(f"{NAME}.traces.curves: {bad} cannot be traced (traceable: {', '.join(TRACEABLE)})")
+    if int(traced["runs"]) > int(s["runs"]):
+        raise ConfigError(f"{NAME}.traces.runs: {traced['runs']} traced runs of {s['runs']} simulated (the traces "
+                          "replay simulated runs)")
 
 
 def panel_curves(s: Mapping, panel: str | None) -> list:
@@ -169,13 +213,43 @@ def shard_specs(s: Mapping) -> list[ShardSpec]:
                                   runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
 
 
+def trace_family(panel: str) -> str:
+    """The sample family of a panel's traced runs (:mod:`.traces`)."""
+    return f"traces__{panel}"
+
+
+def trace_curves(s: Mapping, panel: str) -> list:
+    """The traced curves of ``panel``: the entries of ``traces.curves`` that run there."""
+    return [e for e in panel_curves(s, panel) if e.name in s["traces"]["curves"]]
+
+
+def trace_samples(s: Mapping) -> list:
+    """The traced runs as sample shards: per panel, runs ``0 … traces.runs − 1`` of every traced
+    curve (sample ``i`` is run ``i % runs`` of curve ``i // runs``), ``traces.runs_per_shard`` per
+    shard; none when ``traces.runs`` is 0."""
+    from ..samples import plan_samples
+
+    runs = int(s["traces"]["runs"])
+    out = []
+    for p, panel in s["panels"].items():
+        curves = trace_curves(s, p)
+        if not runs or not curves:
+            continue
+        job = {"dataset": panel["dataset"], "horizon": int(panel["horizon"]), "seed": int(s["seed"]), "runs": runs,
+               "curves": [[e.name, dict(e.params)] for e in curves]}
+        out += plan_samples(experiment=NAME, family=trace_family(p), function="traces:trace_samples", job=job,
+                            n=runs * len(curves), per_shard=int(s["traces"]["runs_per_shard"]),
+                            fidelity=s["fidelity"], root=s["results"], datasets=(panel["dataset"],))
+    return out
+
+
 def curve_settings(s: Mapping) -> dict:
     """The settings the tables and figures depend on (a change reruns their steps)."""
     return {k: s[k] for k in ("fidelity", "seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2")}
 
 
 OUTPUT_FILES = {
-    "regret": "regret.csv", "final": "final_regret.csv",
+    "regret": "regret.csv", "final": "final_regret.csv", "slopes": "run_slopes.csv", "traces": "traces.csv",
     "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
     "figure2_csv": "figure2.csv", "figure2_md": "figure2.md", "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
     "checks": "checks.csv",
@@ -194,21 +268,27 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
     data = str(config.get("data", "data")).rstrip("/")
     registry = str(registry_path())
     cs = curve_settings(s)
+    samples = trace_samples(s)
+    families = tuple(dict.fromkeys(sh.family for sh in samples))
     steps = [
-        Step("aggregate", "curves:aggregate", {"regret": out["regret"], "final": out["final"]}, shards=True,
-             settings=cs, message=f"{NAME}: aggregating the simulation shards"),
+        Step("aggregate", "curves:aggregate", {"regret": out["regret"], "final": out["final"], "slopes": out["slopes"]},
+             shards=True, settings=cs, message=f"{NAME}: aggregating the simulation shards"),
+        Step("traces", "curves:write_traces", {"csv": out["traces"]}, inputs={"final": out["final"]},
+             samples=families or None, settings={**cs, "traces": s["traces"]},
+             message=f"{NAME}: the traced runs of D-TS and D-TS+"),
         Step("figure1", "curves:figure1", {"pdf": out["figure1_pdf"], "png": out["figure1_png"]},
              inputs={"regret": out["regret"]}, settings=cs),
         Step("figure2", "figure2:figure2",
              {k: out[f"figure2_{k}"] for k in ("csv", "md", "pdf", "png")},
              inputs={"final": out["final"], "registry": registry}, settings=cs),
         Step("checks", "checks:write_checks", {"csv": out["checks"]},
-             inputs={"regret": out["regret"], "final": out["final"], "registry": registry,
+             inputs={"regret": out["regret"], "final": out["final"], "slopes": out["slopes"], "traces": out["traces"],
+                     "registry": registry,
                      "data": sorted({f for p in s["panels"].values() for f in dataset_inputs(p["dataset"], data)})},
              settings=s, message=f"{NAME}: evaluating the published-number registry"),
     ]
     return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
-                shards=shard_specs(s), kinds=KINDS, curves=(out["regret"], "copeland"))
+                shards=shard_specs(s), samples=samples, kinds=KINDS, curves=(out["regret"], "copeland"))
 
 
 #: The paper's own figures among the items, with the registry items whose checks judge them.
@@ -242,8 +322,15 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
                                               out["figure2_csv"])),
         Item("curves", "table", "Regret curves behind Figures 1-2",
              "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run regret at each panel's "
-             "horizon and at Figure 2's time (final_regret.csv), from which the orderings are tested (one-sided "
-             "Welch tests at alpha = 0.05).", (out["regret"], out["final"])),
+             "horizon and at Figure 2's time (final_regret.csv), from which the orderings are judged (the ratio of "
+             "the means with its 95 % interval); per-run slopes in ln t over [T/10, T] and the regret at T/10 of "
+             f"{', '.join(SLOPE_ALGORITHMS)} (run_slopes.csv).", (out["regret"], out["final"], out["slopes"])),
+        Item("traces", "table", "Traced runs of D-TS and D-TS+ (L928-L929, L955-L956)",
+             f"The first {int(s['traces']['runs'])} runs of {', '.join(s['traces']['curves']) or 'no curve'} on "
+             "each panel, replayed on the simulation's own random stream (R(T) equal to the simulated run's): the "
+             "share of steps at which the RUCB bounds removed a candidate from C (lines 4-6 of Algorithm 1; "
+             "'RUCB-based elimination seldom occurs', L955-L956) and, per arm, the steps and the regret with that "
+             "arm as first candidate (D-TS 'randomly explores all Copeland winners', L928-L929).", (out["traces"],)),
         Item("checks", "checks", "Published numbers and claims (data/published/wu2016.yaml)",
              "Every check of the registry at the active fidelity: the matrices' winners and Assumptions 1-2, the "
              "orderings and ratios of Section 5 on both panels, slopes and O(log T) flatness, Figure 1's label "

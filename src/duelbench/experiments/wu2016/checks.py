@@ -5,27 +5,42 @@ Every ``statistic`` of ``data/published/wu2016.yaml`` is defined in the package 
 ``final_regret.csv`` and the panels' matrices, and evaluates the registry at the active
 fidelity (``checks.csv``).  Decision on Assumption 2 (L689): the sorted superiors sigma_i of
 arm i are the other arms j != i ordered by p_ji, largest first.
+
+Every statistic of random runs carries its uncertainty (:mod:`duelbench.report.verdict`): per-run
+samples for ratios of means (orderings, slope ratios, flatness), bootstrap replicates over runs
+for the rest (relative differences, STD ratios, the traced shares), components for a claim over
+several comparisons (label groups and orders, the STD order, the elimination share per curve).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
+from duelbench.report import verdict as V
 from duelbench.report.checks import CheckResult, Measurement
 
 from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..contract import StepContext
 from . import PANELS, SAVAGES, panel_curves
+from .curves import SLOPE_COLUMNS, TRACE_COLUMNS
 
 
 class Tables:
     """The experiment's tables and settings, with the lookups the statistics need."""
 
-    def __init__(self, s: Mapping, regret: pd.DataFrame, final: pd.DataFrame):
+    def __init__(self, s: Mapping, regret: pd.DataFrame, final: pd.DataFrame, slopes: pd.DataFrame | None = None,
+                 traces: pd.DataFrame | None = None):
         self.settings, self.regret, self.final = s, regret, final
+        self.slopes = slopes if slopes is not None else pd.DataFrame(columns=SLOPE_COLUMNS)
+        self.traces = traces if traces is not None else pd.DataFrame(columns=TRACE_COLUMNS)
+
+    @property
+    def seed(self) -> int:
+        return int(self.settings["seed"])
 
     def algorithm(self, panel: str, name: str) -> str | Missing:
         """Registry name of ``name`` on ``panel`` (``savage``: the panel's SAVAGE), or why not."""
@@ -47,23 +62,38 @@ class Tables:
         x = f[(f["panel"] == panel) & (f["algorithm"] == alg) & (f["at"] == at)].sort_values("run")["regret"]
         return x.to_numpy(float) if len(x) else Missing(f"no runs of {alg} on panel {panel} at {at}")
 
-    def curve(self, panel: str, name: str) -> pd.DataFrame | Missing:
-        """Mean regret of ``name`` on ``panel`` by checkpoint (columns t, mean)."""
+    def run_slopes(self, panel: str, name: str) -> pd.DataFrame | Missing:
+        """``run_slopes.csv`` rows of ``name`` on ``panel`` (one per run, in run order)."""
         alg = self.algorithm(panel, name)
         if isinstance(alg, Missing):
             return alg
-        r = self.regret
-        cur = r[(r["panel"] == panel) & (r["algorithm"] == alg)].sort_values("t")
-        return cur[["t", "mean"]] if len(cur) else Missing(f"no curve of {alg} on panel {panel}")
+        r = self.slopes
+        sub = r[(r["panel"] == panel) & (r["algorithm"] == alg)].sort_values("run")
+        return sub if len(sub) else Missing(f"no per-run slopes of {alg} on panel {panel}")
 
-    def means(self, panel: str, names) -> dict[str, float] | Missing:
-        out = {}
-        for n in names:
-            x = self.samples(panel, n)
-            if isinstance(x, Missing):
-                return x
-            out[n] = float(x.mean())
-        return out
+    def traced(self, panel: str, name: str) -> pd.DataFrame | Missing:
+        """``traces.csv`` rows of ``name`` on ``panel`` (one per traced run, in run order)."""
+        alg = self.algorithm(panel, name)
+        if isinstance(alg, Missing):
+            return alg
+        r = self.traces
+        sub = r[(r["panel"] == panel) & (r["algorithm"] == alg)].sort_values("run")
+        return sub if len(sub) else Missing(f"no traced runs of {alg} on panel {panel} (traces.runs = "
+                                            f"{self.settings['traces']['runs']})")
+
+
+def _boot(t: Tables, key: str, samples, statistic, paired: bool = False) -> np.ndarray:
+    """Bootstrap replicates over runs (the declared seed, ``key`` the statistic's name)."""
+    return V.bootstrap(samples, statistic, seed=t.seed, key=key, paired=paired)
+
+
+def _sd(x) -> float:
+    return float(np.sqrt(V.fvar(x)))
+
+
+def _div(a: float, b: float) -> float:
+    """a / b, NaN for b = 0 (a bootstrap replicate without spread; dropped from the interval)."""
+    return a / b if b else math.nan
 
 
 # --------------------------------------------------------------------------------------------
@@ -128,91 +158,185 @@ def order(t: Tables, panel: str, a: str, b: str) -> Measurement:
 
 
 def reldiff(t: Tables, panel: str, a: str, b: str) -> Measurement:
-    m = t.means(panel, (a, b))
-    if isinstance(m, Missing):
-        return m
-    return Measurement(value=abs(m[a] - m[b]) / m[b], evidence=f"panel {panel}: mean {a} {m[a]:.6g}, mean {b} {m[b]:.6g}")
+    xa, xb = t.samples(panel, a), t.samples(panel, b)
+    for x in (xa, xb):
+        if isinstance(x, Missing):
+            return x
 
+    def stat(u, v):
+        return _div(abs(V.fmean(u) - V.fmean(v)), V.fmean(v))
 
-def _slope(cur: pd.DataFrame) -> float:
-    """Least-squares slope of the mean regret against ln t over the checkpoints in [T/10, T]."""
-    tt, m = cur["t"].to_numpy(float), cur["mean"].to_numpy(float)
-    sel = tt >= tt[-1] / 10
-    return float(np.polyfit(np.log(tt[sel]), m[sel], 1)[0]) if sel.sum() >= 2 else float("nan")
+    ma, mb = V.fmean(xa), V.fmean(xb)
+    return Measurement(value=stat(xa, xb), replicates=_boot(t, f"reldiff:{panel}:{a}:{b}", [xa, xb], stat),
+                       runs=min(xa.size, xb.size), evidence=f"panel {panel}: mean {a} {ma:.6g}, mean {b} {mb:.6g}")
 
 
 def slope_ratio(t: Tables, panel: str, a: str, b: str) -> Measurement:
-    ca, cb = t.curve(panel, a), t.curve(panel, b)
-    for c in (ca, cb):
-        if isinstance(c, Missing):
-            return c
-    sa, sb = _slope(ca), _slope(cb)
-    return Measurement(value=sa / sb if sb else float("nan"), evidence=f"panel {panel}: slope per ln t over [T/10, T] "
-                                                                        f"{a} {sa:.4g}, {b} {sb:.4g}")
+    """Samples: the runs' least-squares slopes over [T/10, T] (their means are the mean curves')."""
+    ra, rb = t.run_slopes(panel, a), t.run_slopes(panel, b)
+    for r in (ra, rb):
+        if isinstance(r, Missing):
+            return r
+    sa, sb = ra["slope"].to_numpy(float), rb["slope"].to_numpy(float)
+    return Measurement(a=sa, b=sb, evidence=f"panel {panel}: mean slope per ln t over [T/10, T] {a} "
+                                             f"{V.fmean(sa):.4g}, {b} {V.fmean(sb):.4g}")
 
 
 def log_flatness(t: Tables, panel: str, a: str) -> Measurement:
-    cur = t.curve(panel, a)
-    if isinstance(cur, Missing):
-        return cur
-    tt, m = cur["t"].to_numpy(float), cur["mean"].to_numpy(float)
-    k = int(np.argmin(np.abs(np.log(tt) - np.log(tt[-1] / 10))))
-    if tt[k] <= 1 or m[k] <= 0:
-        return Missing(f"panel {panel}: no positive regret at t = T/10")
-    v = (m[-1] / np.log(tt[-1])) / (m[k] / np.log(tt[k]))
-    return Measurement(value=float(v), evidence=f"panel {panel}: R/ln t = {m[-1] / np.log(tt[-1]):.4g} at t = "
-                                                 f"{int(tt[-1])}, {m[k] / np.log(tt[k]):.4g} at t = {int(tt[k])}")
+    """Paired samples R(T)/ln T and R(t0)/ln t0 of each run (t0 the checkpoint nearest T/10)."""
+    r = t.run_slopes(panel, a)
+    if isinstance(r, Missing):
+        return r
+    t0, tt = int(r["t0"].iloc[0]), int(r["t"].iloc[0])
+    if t0 <= 1:
+        return Missing(f"panel {panel}: no checkpoint t0 > 1 near T/10")
+    x_t = r["regret_t"].to_numpy(float) / np.log(tt)
+    x_0 = r["regret_t0"].to_numpy(float) / np.log(t0)
+    return Measurement(a=x_t, b=x_0, evidence=f"panel {panel}: mean R/ln t = {V.fmean(x_t):.4g} at t = {tt}, "
+                                               f"{V.fmean(x_0):.4g} at t = {t0}")
+
+
+def _ratio_components(t: Tables, panel: str, pairs) -> Measurement:
+    """One mean-ratio component per (A, B) of ``pairs`` (A's final regret over B's)."""
+    parts = []
+    for a, b in pairs:
+        m = order(t, panel, a, b)
+        if isinstance(m, Missing):
+            return m
+        parts.append((f"{a}/{b}", m))
+    return Measurement(components=parts, evidence=f"panel {panel}: mean final regret, A/B per component")
 
 
 def clusters(t: Tables) -> Measurement:
+    """Figure 1(a)'s label groups (L968), bottom to top: each curve of a lower group below each
+    curve of the group above it."""
     groups = (("dts", "dts_plus"), ("rcs", "rmed1", "ecw_rmed"), ("rucb", "ccb"))
-    m = t.means("condorcet", [n for g in groups for n in g])
-    if isinstance(m, Missing):
-        return m
-    low, mid, high = ([m[n] for n in g] for g in groups)
-    return Measurement(value=max(low) < min(mid) and max(mid) < min(high),
-                       evidence="means " + ", ".join(f"{n} {v:.5g}" for n, v in m.items()))
+    pairs = [(a, b) for low, high in zip(groups, groups[1:]) for a in low for b in high]
+    return _ratio_components(t, "condorcet", pairs)
+
+
+#: Figure 1(b)'s labels, top to bottom (L968).
+LABEL_ORDER = ("ccb", "dts", "ecw_rmed", "dts_plus")
 
 
 def label_order(t: Tables) -> Measurement:
-    names = ("ccb", "dts", "ecw_rmed", "dts_plus")
-    m = t.means("noncondorcet", names)
-    if isinstance(m, Missing):
-        return m
-    v = [m[n] for n in names]
-    return Measurement(value=all(x > y for x, y in zip(v, v[1:])),
-                       evidence="means " + ", ".join(f"{n} {m[n]:.5g}" for n in names))
+    """Each consecutive pair of Figure 1(b)'s labels: the lower curve over the upper one."""
+    return _ratio_components(t, "noncondorcet", [(lo, hi) for hi, lo in zip(LABEL_ORDER, LABEL_ORDER[1:])])
 
 
-def _std(t: Tables, panel: str, a: str) -> float | Missing:
-    x = t.samples(panel, a, at="figure2")
-    return x if isinstance(x, Missing) else float(np.std(x, ddof=1)) if x.size > 1 else Missing("fewer than 2 runs")
+def std_over_ecw_replicates(x: np.ndarray, ecw: np.ndarray, same: bool, seed: int, key: str) -> np.ndarray:
+    """Bootstrap replicates of STD(x) / mean(ecw) (``same``: x is ECW-RMED's own sample, resampled
+    once); shared with Figure 2's table, so that its intervals are the checks'."""
+    if same:
+        return V.bootstrap([x], lambda u: _div(_sd(u), V.fmean(u)), seed=seed, key=key)
+    return V.bootstrap([x, ecw], lambda u, v: _div(_sd(u), V.fmean(v)), seed=seed, key=key)
 
 
 def std_over_ecw(t: Tables, panel: str, a: str) -> Measurement:
-    sd, ecw = _std(t, panel, a), t.samples(panel, "ecw_rmed", at="figure2")
-    for x in (sd, ecw):
-        if isinstance(x, Missing):
-            return x
-    return Measurement(value=sd / float(ecw.mean()), evidence=f"panel {panel}: STD {a} {sd:.6g}, ECW-RMED mean "
-                                                              f"{float(ecw.mean()):.6g}")
+    x, ecw = t.samples(panel, a, at="figure2"), t.samples(panel, "ecw_rmed", at="figure2")
+    for v in (x, ecw):
+        if isinstance(v, Missing):
+            return v
+    if x.size < 2:
+        return Missing("fewer than 2 runs")
+    sd, m = _sd(x), V.fmean(ecw)
+    same = t.algorithm(panel, a) == t.algorithm(panel, "ecw_rmed")
+    return Measurement(value=sd / m, replicates=std_over_ecw_replicates(x, ecw, same, t.seed,
+                                                                          f"std_over_ecw:{panel}:{a}"),
+                       runs=min(x.size, ecw.size), evidence=f"panel {panel}: STD {a} {sd:.6g}, ECW-RMED mean {m:.6g}")
+
+
+def _std_ratio(t: Tables, panel: str, a: str, b: str, key: str) -> Measurement:
+    xa, xb = t.samples(panel, a, at="figure2"), t.samples(panel, b, at="figure2")
+    for v in (xa, xb):
+        if isinstance(v, Missing):
+            return v
+    if min(xa.size, xb.size) < 2:
+        return Missing("fewer than 2 runs")
+
+    def stat(u, v):
+        return _div(_sd(u), _sd(v))
+
+    return Measurement(value=stat(xa, xb), replicates=_boot(t, key, [xa, xb], stat), runs=min(xa.size, xb.size),
+                       evidence=f"panel {panel}: STD {a} {_sd(xa):.6g}, {b} {_sd(xb):.6g}")
 
 
 def std_ratio(t: Tables, panel: str, a: str, b: str) -> Measurement:
-    sa, sb = _std(t, panel, a), _std(t, panel, b)
-    for x in (sa, sb):
-        if isinstance(x, Missing):
-            return x
-    return Measurement(value=sa / sb, evidence=f"panel {panel}: STD {a} {sa:.6g}, {b} {sb:.6g}")
+    return _std_ratio(t, panel, a, b, f"std_ratio:{panel}:{a}:{b}")
 
 
 def std_order(t: Tables) -> Measurement:
-    names = ("dts_plus", "dts", "ecw_rmed")
-    sds = [_std(t, "noncondorcet", n) for n in names]
-    for x in sds:
-        if isinstance(x, Missing):
-            return x
-    return Measurement(value=sds[0] < sds[1] < sds[2], evidence="STD " + ", ".join(f"{n} {v:.6g}" for n, v in zip(names, sds)))
+    """STD D-TS+ < STD D-TS < STD ECW-RMED at Figure 2's time: one STD ratio per consecutive pair."""
+    parts = []
+    for a, b in (("dts_plus", "dts"), ("dts", "ecw_rmed")):
+        m = _std_ratio(t, "noncondorcet", a, b, f"std_order:noncondorcet:{a}:{b}")
+        if isinstance(m, Missing):
+            return m
+        parts.append((f"STD {a}/STD {b}", m))
+    return Measurement(components=parts, evidence="panel noncondorcet: STD ratios at Figure 2's time")
+
+
+def rucb_elimination(t: Tables) -> Measurement:
+    """Per traced curve and panel: the share of steps at which the RUCB bounds removed a candidate."""
+    parts = []
+    for p in PANELS:
+        for name in t.settings["traces"]["curves"]:
+            tr = t.traced(p, name)
+            if isinstance(tr, Missing):
+                return tr
+            share = tr["eliminated_steps"].to_numpy(float) / tr["horizon"].to_numpy(float)
+            parts.append((f"{name} {p}", Measurement(
+                value=V.fmean(share), runs=share.size,
+                replicates=_boot(t, f"rucb_elimination:{p}:{name}", [share], V.fmean))))
+    if not parts:
+        return Missing("no traced curve (traces.curves is empty)")
+    return Measurement(components=parts, evidence=f"share of steps t <= T with |C| < K over the first "
+                                                  f"{t.settings['traces']['runs']} runs")
+
+
+def _winners(s: Mapping, panel: str) -> list[int]:
+    from duelbench.problems.winners import copeland_winners
+
+    return [int(w) for w in copeland_winners(_matrix(s, panel))]
+
+
+def winner_first_min_share(t: Tables, panel: str, a: str) -> Measurement:
+    """The smallest share of the steps with a(1) = w over the Copeland winners w (traced runs)."""
+    tr = t.traced(panel, a)
+    if isinstance(tr, Missing):
+        return tr
+    winners = _winners(t.settings, panel)
+    steps = tr[[f"first_steps_{w}" for w in winners]].to_numpy(float)
+    horizon = tr["horizon"].to_numpy(float)
+
+    def stat(idx):
+        idx = idx.astype(np.int64)
+        total = math.fsum(horizon[idx].tolist())
+        return min(math.fsum(steps[idx, k].tolist()) / total for k in range(len(winners)))
+
+    runs = np.arange(len(tr), dtype=float)
+    shares = [math.fsum(steps[:, k].tolist()) / math.fsum(horizon.tolist()) for k in range(len(winners))]
+    return Measurement(value=stat(runs), replicates=_boot(t, f"winner_first_min_share:{panel}:{a}", [runs], stat),
+                       runs=len(tr), evidence=f"panel {panel}: {a}'s share of steps with a(1) = w for the Copeland "
+                                              f"winners w = {winners}: " + ", ".join(f"{x:.3f}" for x in shares))
+
+
+def winner_first_regret_share(t: Tables, panel: str, a: str) -> Measurement:
+    """The share of the regret at T incurred at steps whose a(1) is a Copeland winner (traced runs)."""
+    tr = t.traced(panel, a)
+    if isinstance(tr, Missing):
+        return tr
+    winners = _winners(t.settings, panel)
+    won = tr[[f"first_regret_{w}" for w in winners]].to_numpy(float).sum(axis=1)
+    total = tr["regret"].to_numpy(float)
+
+    def stat(u, v):
+        return _div(math.fsum(u.tolist()), math.fsum(v.tolist()))
+
+    return Measurement(value=stat(won, total), runs=len(tr),
+                       replicates=_boot(t, f"winner_first_regret_share:{panel}:{a}", [won, total], stat, paired=True),
+                       evidence=f"panel {panel}: {a}'s regret with a Copeland winner ({winners}) first "
+                                f"{V.fmean(won):.6g} of {V.fmean(total):.6g} per run")
 
 
 def measure(t: Tables, statistic: str) -> Measurement:
@@ -224,7 +348,9 @@ def measure(t: Tables, statistic: str) -> Measurement:
         ("slope_ratio", 3): lambda: slope_ratio(t, *parts), ("log_flatness", 2): lambda: log_flatness(t, *parts),
         ("clusters", 1): lambda: clusters(t), ("label_order", 1): lambda: label_order(t),
         ("std_over_ecw", 2): lambda: std_over_ecw(t, *parts), ("std_ratio", 3): lambda: std_ratio(t, *parts),
-        ("std_order", 1): lambda: std_order(t),
+        ("std_order", 1): lambda: std_order(t), ("rucb_elimination", 0): lambda: rucb_elimination(t),
+        ("winner_first_min_share", 2): lambda: winner_first_min_share(t, *parts),
+        ("winner_first_regret_share", 2): lambda: winner_first_regret_share(t, *parts),
     }
     handler = handlers.get((kind, len(parts)))
     return handler() if handler else Missing(f"unknown statistic {statistic!r}")
@@ -236,7 +362,9 @@ def write_checks(ctx: StepContext) -> list[CheckResult]:
 
     def evaluate(registry):
         tables = Tables(s, pd.read_csv(i.regret, dtype={"param_hash": str}),
-                        pd.read_csv(i.final, dtype={"param_hash": str}))
+                        pd.read_csv(i.final, dtype={"param_hash": str}),
+                        pd.read_csv(i.slopes, dtype={"param_hash": str}),
+                        pd.read_csv(i.traces, dtype={"param_hash": str}))
         return evaluate_with_reasons(registry, lambda st: measure(tables, st), s["fidelity"])
 
-    return write_checks_step(ctx, evaluate, [i.regret, i.final], {"seed": int(s["seed"])})
+    return write_checks_step(ctx, evaluate, [i.regret, i.final, i.slopes, i.traces], {"seed": int(s["seed"])})

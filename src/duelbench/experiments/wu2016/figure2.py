@@ -16,8 +16,8 @@ from ..contract import StepContext
 from . import NAME, PANELS, curve_settings, figure2_time, panel_curves
 
 ECW = "ecw_rmed"
-COLUMNS = ["panel", "dataset", "algorithm", "label", "t", "n_runs", "mean", "std", "std_over_ecw", "std_over_own",
-           "published_std_over_ecw", "check_id"]
+COLUMNS = ["panel", "dataset", "algorithm", "label", "t", "n_runs", "mean", "std", "std_over_ecw",
+           "std_over_ecw_low", "std_over_ecw_high", "std_over_own", "published_std_over_ecw", "check_id"]
 
 
 def published_bars(registry: Mapping) -> dict[tuple[str, str], tuple[float, str]]:
@@ -33,8 +33,15 @@ def published_bars(registry: Mapping) -> dict[tuple[str, str], tuple[float, str]
 
 
 def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFrame:
-    """One row per panel and algorithm of ``figure2.shown`` (see :data:`COLUMNS`)."""
-    at = final[final["at"] == "figure2"]
+    """One row per panel and algorithm of ``figure2.shown`` (see :data:`COLUMNS`); the 95 %
+    interval of STD / ECW-RMED's mean is the bootstrap percentile interval of the check of the same
+    statistic (same replicates: :func:`.checks.std_over_ecw_replicates`, declared seed, the
+    statistic's name as key)."""
+    from duelbench.report.verdict import ALPHA_ONE_SIDED
+
+    from .checks import std_over_ecw_replicates
+
+    at = final[final["at"] == "figure2"].sort_values("run")
     bars = published_bars(registry)
     rows = []
     for p in PANELS:
@@ -47,9 +54,14 @@ def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFram
             std = float(np.std(x, ddof=1)) if x.size > 1 else math.nan
             mean = float(x.mean()) if x.size else math.nan
             pub, cid = bars.get((p, a), (math.nan, ""))
+            low = high = math.nan
+            if x.size > 1 and ecw.size and ecw_mean:
+                reps = std_over_ecw_replicates(x, ecw, a == ECW, int(s["seed"]), f"std_over_ecw:{p}:{a}")
+                low, high = (float(np.quantile(reps, q)) for q in (ALPHA_ONE_SIDED, 1 - ALPHA_ONE_SIDED))
             rows.append({"panel": p, "dataset": s["panels"][p]["dataset"], "algorithm": a, "label": labels.get(a, a),
                          "t": figure2_time(s), "n_runs": int(x.size), "mean": mean, "std": std,
                          "std_over_ecw": std / ecw_mean if ecw_mean else math.nan,
+                         "std_over_ecw_low": low, "std_over_ecw_high": high,
                          "std_over_own": std / mean if mean else math.nan, "published_std_over_ecw": pub,
                          "check_id": cid})
     return pd.DataFrame(rows, columns=COLUMNS)
@@ -57,23 +69,27 @@ def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFram
 
 def markdown(table: pd.DataFrame, s: Mapping) -> str:
     """The STD table as Markdown (percentages)."""
+    from duelbench.report.verdict import sig
+
     def pct(v):
-        return "" if not np.isfinite(v) else f"{100 * v:.2f}%"
+        return "" if not np.isfinite(v) else f"{sig(100 * v, 3)}%"
 
     lines = ["# Figure 2: STD of regret", "",
              f"At t = {figure2_time(s)}, over {int(s['runs'])} runs (fidelity {s['fidelity']}). STD / ECW-RMED mean is "
-             "the caption's normalisation (W8) and judges the checks; STD / own mean is shown only.", "",
-             "| panel | algorithm | STD / ECW-RMED mean | published | STD / own mean | mean regret | STD |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+             "the caption's normalisation (W8) and judges the checks (95 % bootstrap interval over the runs); "
+             "STD / own mean is shown only.", "",
+             "| panel | algorithm | STD / ECW-RMED mean | 95 % interval | published | STD / own mean | mean regret | STD |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in table.itertuples():
-        lines.append(f"| {PANELS[r.panel]} | {r.label} | {pct(r.std_over_ecw)} | {pct(r.published_std_over_ecw)} | "
-                     f"{pct(r.std_over_own)} | {r.mean:.6g} | {r.std:.6g} |")
+        ci = "" if not np.isfinite(r.std_over_ecw_low) else f"[{pct(r.std_over_ecw_low)}, {pct(r.std_over_ecw_high)}]"
+        lines.append(f"| {PANELS[r.panel]} | {r.label} | {pct(r.std_over_ecw)} | {ci} | {pct(r.published_std_over_ecw)} | "
+                     f"{pct(r.std_over_own)} | {sig(r.mean, 4)} | {sig(r.std, 4)} |")
     return "\n".join(lines) + "\n"
 
 
 #: The two normalisations of Figure 2's bars, drawn side by side: (column, panel title).
 NORMALISATIONS = (
-    ("std_over_ecw", "STD / ECW-RMED's mean (caption, L917-L918; judged)"),
+    ("std_over_ecw", "STD / ECW-RMED's mean (caption, L917-L918; judged; 95 % bootstrap interval)"),
     ("std_over_own", "STD / own mean (text, L934-L935; shown only)"),
 )
 
@@ -106,6 +122,10 @@ def draw(table: pd.DataFrame, footer: str):
                     if np.isfinite(value):
                         ax.bar(x0 + dx + width / 2, 100 * value, width, color=colour if hatch is None else "white",
                                edgecolor=colour, hatch=hatch, label=label if g == 0 else None)
+                        if hatch is None and column == "std_over_ecw" and np.isfinite(r["std_over_ecw_low"]):
+                            ax.errorbar(x0 + dx + width / 2, 100 * value, fmt="none", ecolor="black", lw=0.8, capsize=2,
+                                        yerr=[[100 * (value - r["std_over_ecw_low"])],
+                                              [100 * (r["std_over_ecw_high"] - value)]])
                         ax.text(x0 + dx + width / 2, 100 * value, f"{100 * value:.1f}", ha="center", va="bottom",
                                 fontsize=6)
         ax.set_xticks(range(len(PANELS)), [PANELS[p] for p in PANELS])
