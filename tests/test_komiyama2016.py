@@ -369,6 +369,43 @@ def test_beta0_and_slope_statistics(base_config):
     assert kc.evaluate_all(t, reg)[1].outcome == "inconclusive"
 
 
+def test_an_extension_is_judged_on_its_fresh_runs_only(base_config):
+    """``check_runs_from``: the panel statistics read runs check_runs_from .. runs - 1 only."""
+    t = _synthetic(base_config, {"ecw_rmed": 10.0, "ccb": 40.0}, runs=30)
+    f = t.finals
+    old = f["run"] < 10  # the first 10 runs say the opposite
+    f.loc[old & (f["algorithm"] == "ecw_rmed"), "final"] = 1000.0
+    t.settings = {**t.settings, "runs": 30, "check_runs_from": 10}
+    a = kc.final_samples(t, "gap", "ecw_rmed")
+    assert a.size == 20 and a.max() < 100
+    r = kc.evaluate_all(t, _registry({**ORDER, "statistic": "order:gap:ecw_rmed:ccb"}))[0]
+    assert r.outcome == "pass" and "n = 20/20" in r.evidence
+    t.settings = {**t.settings, "check_runs_from": 0}
+    assert kc.evaluate_all(t, _registry({**ORDER, "statistic": "order:gap:ecw_rmed:ccb"}))[0].outcome != "pass"
+    with pytest.raises(ConfigError, match="check_runs_from"):
+        kom.check_settings({**kom.settings(base_config, "smoke"), "check_runs_from": 2})  # smoke runs = 2
+
+
+def test_too_few_components_for_at_least_k_is_not_produced(base_config):
+    t = _synthetic(base_config, {}, ecwb=10.0, slope=12.0)  # one Figure-1 panel
+    reg = _registry({"estimator": "normal", "region": {"between": [0.5, 2.0]}, "combine": {"at_least": 3},
+                     "statistic": "slope:ecwb_ratios"})
+    r = kc.evaluate_all(t, reg)[0]
+    assert r.outcome == "inconclusive" and "the claim needs at least 3" in r.evidence
+
+
+def test_the_fresh_run_extension_adds_only_new_runs_of_ecw_and_ccb_on_gap(base_config):
+    from duelbench.experiments import readings as rd
+
+    r = rd.find(base_config, "komiyama2016", "gap_fresh_runs")
+    s = kom.settings(rd.reading_config(base_config, r), "paper")
+    assert (s["runs"], s["check_runs_from"], s["figure1"]) == (300, 100, ["gap"])
+    main = {sp.path for sp in contract.plan(base_config, "komiyama2016").shards}
+    new = [sp for sp in contract.plan(base_config, "komiyama2016", "gap_fresh_runs").shards if sp.path not in main]
+    assert {(sp.dataset, sp.algorithm) for sp in new} == {("gap", "ccb"), ("gap", "ecw_rmed")}
+    assert min(int(sp.path.rsplit("runs-", 1)[1].split("-")[0]) for sp in new) == 100 and len(new) == 40
+
+
 def test_run_slopes_fit_each_run_over_the_last_decade():
     from duelbench.experiments.komiyama2016.regret import run_slopes
 

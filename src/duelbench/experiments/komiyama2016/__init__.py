@@ -53,7 +53,10 @@ What is built (outputs under :func:`duelbench.experiments.figures_dir` ``(config
 Statistics (the ``statistic`` names of the registry; computed in :mod:`.checks`)
 ----------------------------------------------------------------------------------------
 A statistic the active fidelity does not produce (e.g. a panel the smoke fidelity leaves out)
-is reported ``inconclusive`` with the reason.  "Final regret" of a run is its cumulative
+is reported ``inconclusive`` with the reason.  The statistics of the panels read the runs
+``check_runs_from`` … ``runs − 1`` (0 in the declared reading): a declared extension raises
+``runs`` and sets ``check_runs_from`` to the first new run, so that it is judged on fresh runs
+only (the figures and ``regret.csv`` show every run).  "Final regret" of a run is its cumulative
 Copeland regret at the horizon T of the figures; "panel" means a Figure-1 or Figure-2 dataset
 of the active fidelity; algorithm names are registry names and denote the entry of
 ``algorithms`` (never a variant).
@@ -159,6 +162,7 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
     checked with :func:`check_settings`), plus ``fidelity``, ``figures`` and ``results``."""
     s = paper_settings(config, NAME, fidelity)
     s.setdefault("variants", [])
+    s.setdefault("check_runs_from", 0)
     s["table1"] = {"condorcet": None, **dict(s.get("table1") or {})}
     check_settings(s)
     return s
@@ -199,6 +203,9 @@ def check_settings(s: Mapping) -> None:
     for key in ("horizon", "runs"):
         if int(s["robustness"][key]) < 1:
             raise ConfigError(f"{NAME}.robustness.{key}: must be >= 1")
+    if not 0 <= int(s["check_runs_from"]) < int(s["runs"]):
+        raise ConfigError(f"{NAME}.check_runs_from: must be in [0, runs = {s['runs']}), got {s['check_runs_from']!r} "
+                          "(the checks read the panel runs check_runs_from .. runs - 1)")
 
 
 @dataclass(frozen=True)

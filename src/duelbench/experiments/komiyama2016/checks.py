@@ -41,6 +41,11 @@ OTHERS = "others"
 # --------------------------------------------------------------------------------------------
 # final regret samples
 # --------------------------------------------------------------------------------------------
+def first_run(s: Mapping) -> int:
+    """The first panel run the checks read (setting ``check_runs_from``, 0 by default)."""
+    return int(s.get("check_runs_from", 0) or 0)
+
+
 def _main_names(s: Mapping) -> list[str]:
     return [c.name for c in curves(s, variants=False)]
 
@@ -53,6 +58,8 @@ def final_samples(tables: Tables, dataset: str, algorithm: str, *, study: str = 
         return None
     sel = (f["dataset"] == dataset) & (f["study"] == study) & (f["algorithm"] == algorithm)
     sel &= (f["param_hash"] == param_hash) if param_hash is not None else ~f["variant"]
+    if study == "panel":
+        sel &= f["run"] >= first_run(tables.settings)
     if not sel.any():
         return None
     return f.loc[sel].sort_values("run")["final"].to_numpy(float)
@@ -207,6 +214,7 @@ def slope_samples(tables: Tables, dataset: str, algorithm: str = ECW) -> np.ndar
     if f is None or "slope" not in f.columns:
         return None
     sel = (f["dataset"] == dataset) & (f["study"] == "panel") & (f["algorithm"] == algorithm) & ~f["variant"]
+    sel &= f["run"] >= first_run(tables.settings)
     if not sel.any():
         return None
     return f.loc[sel].sort_values("run")["slope"].to_numpy(float)
@@ -392,8 +400,21 @@ def measure(tables: Tables, statistic: str) -> Measurement:
 
 
 def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
-    """Evaluate every check (:func:`~duelbench.experiments.claims.evaluate_with_reasons`)."""
-    return evaluate_with_reasons(registry, lambda statistic: measure(tables, statistic), tables.settings["fidelity"])
+    """Evaluate every check (:func:`~duelbench.experiments.claims.evaluate_with_reasons`).  A
+    claim on "at least k" components of which the configuration produces fewer than k (e.g. a
+    variant with fewer Figure-1 panels) is not produced at this configuration."""
+    need = {c["statistic"]: int(c["combine"]["at_least"]) for c in registry["checks"]
+            if isinstance(c.get("combine"), Mapping) and "at_least" in c["combine"]}
+
+    def measured(statistic: str) -> Measurement:
+        m = measure(tables, statistic)
+        k = need.get(statistic)
+        if k and m.components is not None and len(m.components) < k:
+            return Missing(f"{len(m.components)} component(s) at this configuration "
+                           f"({', '.join(lab for lab, _ in m.components)}); the claim needs at least {k}")
+        return m
+
+    return evaluate_with_reasons(registry, measured, tables.settings["fidelity"])
 
 
 def write_checks(ctx: StepContext) -> list[CheckResult]:
