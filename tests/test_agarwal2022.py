@@ -118,3 +118,20 @@ def test_every_reading_variant_plans(built):
             assert {sp.dataset for sp in p.shards} <= {sp.dataset for sp in declared_plan.shards}
         if rid == "kl_threshold_printed":
             assert {sp.path for sp in p.shards if sp.algorithm in ("rmed1", "rucb", "btm")} <= base
+
+
+def test_the_extension_reads_fresh_runs_only():
+    """The declared extension's checks read runs 100 on only, and every shard it adds to the
+    declared plan starts at run 100 or later (paper fidelity, planned, not built)."""
+    import duelbench.experiments as dbx
+    from duelbench.experiments.contract import plans
+
+    config = dbx.effective_config(dict(yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text()),
+                                       fidelity="paper"))
+    declared_plan, variants = plans(config, "agarwal2022")
+    ext = variants["fresh_runs_100_349"]
+    assert ext.settings["check_runs_from"] == 100 and ext.settings["runs"] == 350
+    assert declared_plan.settings["check_runs_from"] == 0
+    base = {sp.path for sp in declared_plan.shards}
+    new = [sp for sp in ext.shards if sp.path not in base]
+    assert new and all(sp.run_start >= 100 for sp in new)

@@ -284,7 +284,8 @@ def plan(config: Mapping, fidelity: str | None = None) -> Plan:
         Step("theory", "theory:theory", {"csv": out["theory"]}, settings=theory_settings,
              message=f"{NAME}: data facts, Lemmas 4.5-4.6 and Theorem C.1's instances"),
         Step("checks", "checks:write_checks", {"csv": out["checks"]},
-             inputs={"final": out["final"], "batches": out["batches"], "theory": out["theory"], "registry": registry},
+             inputs={"final": out["final"], "batches": out["batches"], "theory": out["theory"], "split": out["split"],
+                     "registry": registry},
              settings=s, message=f"{NAME}: evaluating the published-number registry"),
     ]
     return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),

@@ -27,7 +27,9 @@ curve ids of :func:`duelbench.experiments.agarwal2022.curve_list`):
     B = 16) and the gamma-rule curve ``<alg>_gamma_b<B>`` (A8).
 ``split:<p>:<curve>``
     R(T) of the runs whose seed set S misses the Condorcet winner (``a``) and of those whose S
-    holds it (``b``; ``seed_rank`` 0 in ``batches.csv``): independent samples, shown.
+    holds it (``b``; ``seed_rank`` 0 in ``batches.csv``): independent samples, shown (the medians
+    of ``switch_split.csv`` in the evidence; the checks step reads that table, so that a reading
+    variant builds it too).
 ``budget:<alg>``, ``budget:exact_T``
     Every replayed run of a batched curve of ``alg`` used at most its budget of batches
     (Theorems 3.1, 3.2, 3.4) / made exactly T comparisons.
@@ -74,8 +76,10 @@ BOOTSTRAP_REPLICATES = V.BOOTSTRAP_REPLICATES
 class Tables:
     """The step's inputs with the lookups the statistics need (runs ``check_runs_from`` on)."""
 
-    def __init__(self, s: Mapping, final: pd.DataFrame, batches: pd.DataFrame, theory: pd.DataFrame):
+    def __init__(self, s: Mapping, final: pd.DataFrame, batches: pd.DataFrame, theory: pd.DataFrame,
+                 split: pd.DataFrame | None = None):
         self.settings = s
+        self.split = split
         self.first_run = int(s.get("check_runs_from", 0))
         self.final = final[final["run"] >= self.first_run]
         self.batches = batches[batches["run"] >= self.first_run]
@@ -213,8 +217,15 @@ def measure(t: Tables, stat: str) -> Measurement:
         if min(a.size, b.size) < 2:
             return Missing(f"{curve} on {p}: {b.size} runs with the winner in S, {a.size} without (2 of each needed)")
         switched = int((rows["switch_round"] >= 0).sum())
-        return Measurement(a=a, b=b, evidence=f"{curve} on {p}: A = {a.size} runs without the winner in S, B = {b.size} "
-                                              f"runs with it; {switched} of {len(rows)} runs switched")
+        ev = (f"{curve} on {p}: A = {a.size} runs without the winner in S, B = {b.size} runs with it; {switched} of "
+              f"{len(rows)} runs switched")
+        if t.split is not None and t.first_run == 0:
+            row = t.split[(t.split["panel"] == p) & (t.split["curve"] == curve)]
+            if len(row):
+                r = row.iloc[0]
+                ev += (f"; median R(T) {V.sig(r['median_winner_not_in_seed'], 4)} without, "
+                       f"{V.sig(r['median_winner_in_seed'], 4)} with the winner in S (switch_split.csv)")
+        return Measurement(a=a, b=b, evidence=ev)
     if kind == "budget":
         rows = _batched_rows(t)
         if rows.empty:
@@ -283,7 +294,7 @@ def write_checks(ctx: StepContext) -> list[CheckResult]:
 
     def evaluate(registry):
         tables = Tables(s, pd.read_csv(i.final, dtype={"param_hash": str}), pd.read_csv(i.batches),
-                        pd.read_csv(i.theory, dtype={"value": str}))
+                        pd.read_csv(i.theory, dtype={"value": str}), pd.read_csv(i.split))
         return evaluate_with_reasons(registry, lambda st: measure(tables, st), s["fidelity"])
 
-    return write_checks_step(ctx, evaluate, [i.final, i.batches, i.theory], {"seed": int(s["seed"])})
+    return write_checks_step(ctx, evaluate, [i.final, i.batches, i.theory, i.split], {"seed": int(s["seed"])})
