@@ -34,12 +34,41 @@ def test_plan_declares_every_study_and_each_cell_once(fidelity):
 
 def test_every_registry_statistic_is_one_the_checks_compute():
     """A statistic the package never computes would be inconclusive for ever: refuse it here."""
+    from duelbench.experiments.chen2020 import settings
+
     registry = load_registry("data/published/chen2020.yaml")
-    computed = set(K.measurements({}, {}))
+    computed = set(K.measurements({}, settings(checkout_config(fidelity="paper"))))
     toy = {"toy:unique_assignment", "toy:e1e5_maximum_matching", "toy:gprime_multiplicity_is_factorial",
-           "toy:winners_differ", "width_example:width"}
+           "toy:gprime_multiplicity", "toy:winners_differ", "width_example:width", "errata:h_eps_limit_over_h_b",
+           "errata:h_eps_limit_over_width2_h_b", "errata:l229_unnormalised_max_score",
+           "errata:l229_normalised_max_score", "errata:lemma7_gradient_over_k_k21"}
     missing = [c["statistic"] for c in registry["checks"] if c["statistic"] not in computed | toy]
     assert not missing
+
+
+def test_the_toy_computes_every_toy_statistic_of_the_registry():
+    from duelbench.experiments.chen2020.toy import toy_rows
+
+    registry = load_registry("data/published/chen2020.yaml")
+    stats = {r["statistic"] for r in toy_rows()}
+    wanted = {c["statistic"] for c in registry["checks"] if c["statistic"].split(":")[0] in ("toy", "width_example",
+                                                                                             "errata")}
+    assert wanted <= stats
+
+
+def test_checks_of_the_paper_use_the_contract_and_quote_the_paper():
+    registry = load_registry("data/published/chen2020.yaml")
+    kinds = {c["kind"] for c in registry["checks"]}
+    assert kinds <= {"published", "theory", "erratum", "shown"}
+    for c in registry["checks"]:
+        assert "test" not in c, c["id"]
+        if c["kind"] == "published":
+            assert c["quote"] and c["lines"].startswith("L"), c["id"]
+    # the delta of every proportion claim is its region's boundary
+    for c in registry["checks"]:
+        if c["_estimator"] == "proportion" and c["kind"] != "shown" and ":d" in c["statistic"]:
+            delta = c["statistic"].rsplit(":d", 1)[1].replace("p", ".").replace("em", "e-")
+            assert c["_region"].upper == pytest.approx(float(delta)), c["id"]
 
 
 def test_runs_do_not_depend_on_how_a_cell_is_split_and_differ_between_runs(smoke):
@@ -74,17 +103,97 @@ def _row(**kw):
     return {k: str(v) for k, v in kw.items()}
 
 
-def test_counts_of_cells_above_delta_use_each_cells_own_delta():
-    rows = [_row(cell="a", delta=0.1, cp99_low=0.05, label="declared"),
-            _row(cell="b", delta=0.01, cp99_low=0.02, label="declared"),
-            _row(cell="c", delta=0.1, cp99_low=0.3, label="biased sampler")]
-    m = K._count_above([r for r in rows if r["label"] == "declared"], "cp99_low", "declared")
-    assert m.value == 1 and "b" in m.evidence
-    assert K._count_above([], "cp99_low", "declared").value is None  # Missing: inconclusive, never a pass
+def test_proportions_pool_the_cells_of_one_delta():
+    rows = [_row(cell="a", delta=0.1, misses=1, runs=50, label="declared"),
+            _row(cell="b", delta=0.1, misses=0, runs=50, label="declared"),
+            _row(cell="c", delta=0.01, misses=3, runs=50, label="declared")]
+    m = K._proportion(K._at(rows, 0.1), "misses", "runs", "declared")
+    assert (m.successes, m.trials) == (1, 100) and "a 1/50" in m.evidence and "c " not in m.evidence
+    assert K._proportion([], "misses", "runs", "declared").value is None  # Missing: inconclusive, never a pass
+    assert K.dkey(0.001) == "d1em03" and K.dkey(0.2) == "d0p2"
+    assert "not configured" in K.why_missing("pac:error:d0p5") and "not computed" in K.why_missing("x:y")
+
+
+class _Cell:
+    def __init__(self, name, job=None):
+        self.name, self.job = name, job or {}
 
 
 def test_delta_slope_against_32_h_eps():
-    rows = [_row(instance="toy", eps=0.1, delta=d, mean_samples=100 + 64 * np.log(1 / d), H_eps=2)
-            for d in (0.1, 0.01, 0.001)]
-    m = K._delta_slope(rows)
+    rows = [_row(cell=f"c{k}", instance="toy", eps=0.1, delta=d, H_eps=2) for k, d in enumerate((0.1, 0.01, 0.001))]
+    loaded = [(_Cell(f"c{k}"), {"samples": np.array([100 + 64 * np.log(1 / d)] * 3)})
+              for k, d in enumerate((0.1, 0.01, 0.001))]
+    m = K._delta_slope({"seed": 1}, rows, loaded)
     assert m.value == pytest.approx(1.0)  # slope 64 = 32 * H_eps
+    assert np.allclose(m.replicates, 1.0)  # no spread between runs: every replicate is the slope
+
+
+def test_fixed_effect_slope_ignores_differences_between_groups_and_handles_censoring():
+    from duelbench.experiments.chen2020.fits import fe_slope
+
+    rng = np.random.default_rng(3)
+    cells = []
+    for g, level in (("a", 1.0), ("b", 1e3)):  # groups a thousand times apart
+        for x in (2.0, 4.0, 8.0, 16.0):
+            cells.append((g, x, level * x ** 2.0 * np.exp(rng.normal(0, 0.05, 40))))
+    fit = fe_slope(cells)
+    assert fit.slope == pytest.approx(2.0, abs=0.03) and fit.censored_runs == 0
+    cap = 1e3 * 16.0 ** 2  # about half of group b's largest cell is censored
+    capped = [(g, x, np.minimum(a, cap)) for g, x, a in cells]
+    censored = fe_slope(capped, cap)
+    assert censored.censored_runs > 0 and censored.slope == pytest.approx(2.0, abs=0.05)
+    dropped = fe_slope(capped + [("c", x, np.full(5, cap * 10)) for x in (2.0, 4.0)], cap)
+    assert dropped.censored_groups == ["c"] and dropped.slope == pytest.approx(censored.slope)
+
+
+def test_parallel_runs_split_into_calibration_and_fresh():
+    from duelbench.experiments.chen2020.studies import parallel_split
+
+    s = {"parallel": {"instances": ["i"], "calibration": {"delta": [1e-3], "runs": 10}}}
+    x = np.arange(20.0)
+    cal, fresh = parallel_split(s, _Cell("c", {"instance": {"name": "i"}, "delta": 1e-3}), x)
+    assert cal.tolist() == list(range(10)) and fresh.tolist() == list(range(10, 20))
+    cal, fresh = parallel_split(s, _Cell("c", {"instance": {"name": "i"}, "delta": 1e-5}), x)
+    assert cal.size == 0 and fresh.size == 20
+    cal, fresh = parallel_split(s, _Cell("c", {"instance": {"name": "other"}, "delta": 1e-3}), x)
+    assert cal.size == 0 and fresh.size == 20
+
+
+def test_lemma9_exact_projection_is_the_projection():
+    """The NNLS projection onto the matching polytope against a fine Frank-Wolfe with line search."""
+    from duelbench.cpe.fptas import fw_project
+    from duelbench.cpe.matching import enumerate_matchings
+    from duelbench.experiments.chen2020.lemma9 import ExactProjection, lemma9_case
+
+    job = {"study": "lemma9", "algorithm": "lemma9", "n": 3, "ell": 2, "eps": [1.6], "seed": 7}
+    inst, Q = lemma9_case(job, 0)
+    proj = ExactProjection(inst, enumerate_matchings(inst))
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        z = rng.normal(0.4, 0.5, inst.m)
+        x = proj(z)
+        assert np.all(x >= -1e-12) and np.allclose([x[list(e)].sum() for e in inst.position_edges], 1.0)
+        fw = fw_project(inst, z, iterations=20000, start=inst.indicator(enumerate_matchings(inst)[0])).x
+        assert np.linalg.norm(z - x) <= np.linalg.norm(z - fw) + 1e-9
+        assert np.linalg.norm(x - fw) < 1e-3
+
+
+def test_lemma9_case_and_bound():
+    from duelbench.experiments.chen2020.lemma9 import run_case
+
+    job = {"study": "lemma9", "algorithm": "lemma9", "n": 3, "ell": 2, "eps": [3.2, 1.6], "seed": 7}
+    out = run_case(job, 0, 2)
+    assert out["T_3p2"].tolist() == [225.0, 225.0] and out["T_1p6"].tolist() == [900.0, 900.0]
+    assert np.all(out["error_1p6"] >= -1e-9)
+    assert np.all(out["error_1p6"] * np.sqrt(900.0) <= 2 * 2 * 6)  # 2lK/sqrt(T) (proof of Lemma 9)
+
+
+def test_lower_bound_instances_meet_the_theorems_conditions():
+    from duelbench.experiments.chen2020 import settings
+    from duelbench.experiments.chen2020.studies import lower_bound_of
+
+    s = settings(checkout_config(fidelity="paper"))
+    for c in C.cells(s):
+        if c.study == "lower_bounds":
+            lb = lower_bound_of(c.job)
+            assert np.isfinite(lb["bound"]) and lb["bound"] > 0 and lb["gamma"] >= lb["gamma_low"], c.name

@@ -27,6 +27,8 @@ SECTION = {
         "toy": {"family": "toy"},
         "k32_s05": {"family": "linear_utility", "n": 3, "ell": 2, "s": 0.5},
         "p21": {"family": "planted_condorcet", "n": 2, "ell": 1, "margin": 0.4},
+        "lb21": {"family": "linear_utility", "n": 2, "ell": 1, "s": 0.1},
+        "p22": {"family": "planted_condorcet", "n": 2, "ell": 2, "margin": 0.1},
     },
     "borda": {"radius_count": "K", "self_duel": "coin", "max_samples": 2_000_000},
     "car": {"oracle": "lp", "schedule": "geometric", "ratio": 1.1, "max_rounds": 1_000_000},
@@ -37,11 +39,16 @@ SECTION = {
                  "exact": {"graphs": [[4, 2]], "s": [0.4, 0.5], "draws": 1, "delta": 0.05, "runs": 2,
                            "variant": "V2"}},
     "epochs": {"cells": [{"instance": "toy", "runs": 2}], "variants": ["V0", "V2"], "delta": [0.1]},
+    "lower_bounds": {"borda": {"instances": ["lb21"], "delta": [0.05], "runs": 2, "variant": "V2"},
+                     "condorcet": {"instances": ["p22"], "delta": [0.05], "runs": 2}},
     "oracles": {"sizes": [[3, 2]], "cases": 2, "exhaustive_limit": 720, "fptas": [[5, 20]], "fptas_max_n": 6},
+    "lemma9": {"cells": [{"size": [3, 2], "eps": [3.2, 1.6], "cases": 2}]},
     "car_cond": {"instances": ["p21"], "delta": [0.1, 0.01], "runs": 2,
                  "every_round": {"instances": ["p21"], "delta": [0.1]},
                  "fptas": {"instance": "p21", "delta": 0.1, "runs": 1, "outer": 5, "fw": 20}},
-    "parallel": {"instances": ["p21"], "delta": [0.001, 0.000001], "runs": 2},
+    "parallel": {"instances": ["p21"], "delta": [0.001, 0.000001], "runs": 2,
+                 "calibration": {"delta": [0.001, 0.000001], "runs": 1},
+                 "out_of_sample": {"instances": [], "delta": [], "runs": 1}},
     "runtime": {"borda_graphs": [[3, 2]], "car_graphs": [[3, 2]], "rounds": 3},
 }
 
@@ -50,29 +57,36 @@ COLUMNS = {
     "instances": ["name", "family", "n", "ell", "m", "K", "matchings", "borda_winner", "delta_min", "H_B", "width",
                   "q_star", "condorcet_winner", "H_ver", "prediction", "agrees"],
     "pac_csv": ["cell", "instance", "label", "eps", "delta", "sampler", "radius_count", "self_duel", "runs", "misses",
-                "miss_rate", "cp99_low", "cp99_high", "exact_rate", "capped", "mean_samples", "se_samples",
+                "miss_rate", "cp_low", "cp_high", "exact_rate", "capped", "mean_samples", "se_samples",
                 "median_samples", "q25_samples", "q75_samples", "mean_self_duels", "H_eps", "N1", "N1_prime",
-                "runs_above_N1", "runs_above_N1_prime", "cp99_low_above_N1", "cp99_low_above_N1_prime",
+                "runs_above_N1", "runs_above_N1_prime", "cp_low_above_N1", "cp_low_above_N1_prime",
                 "mean_over_N1", "prediction", "agrees"],
     "hardness_csv": ["part", "cell", "instance", "n", "ell", "s", "draw", "eps", "delta", "runs", "mean_samples",
                      "se_samples", "median_samples", "capped", "exact_rate", "H_B", "H_eps", "x", "prediction",
                      "agrees"],
-    "hardness_fits": ["part", "regressor", "slope", "se", "intercept", "points", "excluded", "predicted_low",
-                      "predicted_high", "prediction", "agrees"],
+    "hardness_fits": ["part", "group", "regressor", "method", "slope", "points", "runs", "censored_runs", "excluded",
+                      "predicted_low", "predicted_high", "prediction", "agrees"],
     "epochs_csv": ["cell", "instance", "variant", "delta", "runs", "q_star", "N2", "mean_epochs", "max_epochs",
-                   "runs_beyond_qstar", "cp99_low_beyond_qstar", "capped", "returned", "errors", "cp99_low_error",
+                   "runs_beyond_qstar", "cp_low_beyond_qstar", "capped", "returned", "errors", "cp_low_error",
                    "mean_samples", "median_samples", "mean_samples_through_qstar", "runs_above_N2",
-                   "cp99_low_above_N2", "prediction", "agrees"],
+                   "cp_low_above_N2", "prediction", "agrees"],
+    "lower_bounds_csv": ["cell", "instance", "theorem", "algorithm", "delta", "runs", "errors", "capped",
+                         "mean_samples", "se_samples", "gamma_low", "gamma", "bound", "mean_over_bound", "H_B",
+                         "condorcet_outside_term", "prediction", "agrees"],
+    "lemma9_csv": ["n", "ell", "m", "K", "eps", "T", "eta", "cases", "matchings", "mean_error", "max_error",
+                   "zero_error_cases", "max_error_over_eps", "bound_2lK_over_sqrtT", "max_error_over_bound",
+                   "prediction", "agrees"],
     "oracles_csv": ["n", "ell", "m", "K", "oracle", "cases", "compared", "mean_error", "max_error", "max_above_opt",
                     "mean_calls", "within_0.1", "within_0.05", "paper_calls_eps_0.1", "prediction", "agrees"],
-    "car_cond_csv": ["cell", "instance", "label", "delta", "runs", "errors", "cp99_low_error", "capped",
+    "car_cond_csv": ["cell", "instance", "label", "delta", "runs", "errors", "cp_low_error", "capped",
                      "mean_samples", "se_samples", "median_samples", "mean_rounds", "mean_checks",
-                     "mean_oracle_calls", "max_calls_per_check", "m", "N4", "runs_above_N4", "cp99_low_above_N4",
+                     "mean_oracle_calls", "max_calls_per_check", "m", "N4", "runs_above_N4", "cp_low_above_N4",
                      "H4", "prediction", "agrees"],
     "car_cond_fits": ["slope", "se", "intercept", "points", "predicted_low", "predicted_high", "prediction", "agrees"],
-    "parallel_csv": ["cell", "instance", "algorithm", "delta", "runs", "errors", "mean_samples", "se_samples",
-                     "median_samples", "H_ver", "pair_term", "prediction", "agrees"],
-    "parallel_fits": ["instance", "algorithm", "slope", "se", "points", "prediction", "agrees"],
+    "parallel_csv": ["cell", "instance", "algorithm", "delta", "runs", "calibration_runs", "fresh_runs", "errors",
+                     "mean_samples", "se_samples", "median_samples", "mean_fresh", "mean_calibration", "H_ver",
+                     "pair_term", "prediction", "agrees"],
+    "parallel_fits": ["instance", "algorithm", "runs_used", "slope", "points", "predicted", "prediction", "agrees"],
     "runtime_csv": ["kind", "oracle", "n", "ell", "m", "K", "matchings", "seconds", "repeats", "calls", "prediction",
                     "agrees"],
 }
@@ -102,7 +116,7 @@ def _rows(path):
         return reader.fieldnames, list(reader)
 
 
-STEPS = ("toy", "pac", "hardness", "epochs", "oracles", "car_cond", "parallel", "runtime")
+STEPS = ("toy", "pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "car_cond", "parallel", "runtime")
 
 
 @pytest.fixture(scope="module")
@@ -139,16 +153,23 @@ def test_checks_cover_the_registry_and_compute_every_statistic(built):
     assert not [cid for cid, r in rows.items() if "' not computed" in r["evidence"]]
     for cid in ("x0_toy_recovered_uniquely", "x0_toy_figure5_matching", "x0_toy_gprime_copies",
                 "x0_toy_winners_differ", "x0_width_example", "x5_lp_equals_enumeration", "x5_fptas_never_above_opt",
-                "x6_car_oracle_calls_per_check"):
+                "x6_car_oracle_calls_per_check", "x1_h_eps_limit", "x5_l229", "x4_theorem3_conditions",
+                "x4_theorem6_conditions", "x7_hver_below_sum", "x5_lemma9_at_paper_T", "x5_lemma9_rate"):
         assert rows[cid]["outcome"] == "pass", (cid, rows[cid]["evidence"])
+    for cid in ("x0_toy_gprime_one_to_n_printed", "x1_h_eps_limit_printed", "x5_l229_printed",
+                "x5_lemma7_lipschitz_printed"):  # the printed statements the errata correct
+        assert rows[cid]["outcome"] == "fail", (cid, rows[cid]["evidence"])
+    for cid in ("x7_parallel_tighter", "x7_prediction_sign", "x7_constant_parallel", "x2_pac_hardness_slope",
+                "x6_car_hardness_slope"):  # computed from the runs, with bootstrap intervals
+        assert rows[cid]["ci_low"] != "" and "bootstrap" in rows[cid]["method"], (cid, rows[cid]["evidence"])
 
 
 def test_every_item_shows_outputs_of_the_plan(built):
     plan, _ = built
     outs = set(plan.outputs())
     assert all(set(item.outputs) <= outs for item in plan.items)
-    assert {i.id for i in plan.items if i.in_paper} == {"toy", "pac", "hardness", "epochs", "oracles", "car_cond",
-                                                         "parallel"}
+    assert {i.id for i in plan.items if i.in_paper} == {"toy", "pac", "hardness", "epochs", "lower_bounds", "oracles",
+                                                         "lemma9", "car_cond", "parallel"}
 
 
 def test_every_output_and_sidecar_exists_with_its_columns(built):
@@ -186,7 +207,7 @@ def test_toy_facts(built):
     _, inst = _rows(chen.outputs(built[1])["instances"])
     by = {r["name"]: r for r in inst}
     # the named instances and the hardness.exact draws
-    assert set(by) == {"toy", "k32_s05", "p21", "k42_s0p4_draw0", "k42_s0p5_draw0"}
+    assert set(by) == {"toy", "k32_s05", "p21", "lb21", "p22", "k42_s0p4_draw0", "k42_s0p5_draw0"}
     assert by["toy"]["borda_winner"] == "e1 e5" and by["toy"]["condorcet_winner"] == "e2 e5"
     assert by["toy"]["m"] == "5" and by["toy"]["K"] == "4" and by["toy"]["matchings"] == "5"
     assert by["p21"]["borda_winner"] == "" and by["p21"]["H_B"] == "" and by["p21"]["H_ver"] != ""
@@ -204,22 +225,33 @@ def test_tables_hold_one_row_per_cell_and_labels(built):
         runs, misses = int(r["runs"]), int(r["misses"])
         assert runs == 2 and float(r["miss_rate"]) == misses / runs
         lo, hi = studies.clopper_pearson(misses, runs)
-        assert float(r["cp99_low"]) == lo and float(r["cp99_high"]) == hi
+        assert float(r["cp_low"]) == lo and float(r["cp_high"]) == hi
         assert float(r["N1"]) > float(r["H_eps"]) > 0
     _, car = _rows(out["car_cond_csv"])
     assert {r["label"] for r in car} == {"declared", "every round", "FPTAS oracle"}
     assert all(float(r["max_calls_per_check"]) <= 4 * int(r["m"]) for r in car)  # 4|U| calls per check
     _, fits = _rows(out["hardness_fits"])
-    assert [f["part"] for f in fits] == ["pac", "exact"]
-    assert [(f["predicted_low"], f["predicted_high"]) for f in fits] == [("0.6", "1.4"), ("1.5", "2.6")]
+    main = [f for f in fits if f["group"].startswith("all")]
+    assert [f["part"] for f in main] == ["pac", "exact"]
+    assert [(f["predicted_low"], f["predicted_high"]) for f in main] == [("0.6", "1.4"), ("1.5", "2.6")]
+    assert {f["group"] for f in fits if f["part"] == "pac"} >= {"toy"}
     _, orc = _rows(out["oracles_csv"])
     assert [r["oracle"] for r in orc] == ["lp_vs_exhaustive", "fptas_5_20_paper", "fptas_5_20_diameter"]
     assert orc[0]["compared"] == "2" and float(orc[0]["max_error"]) < 1e-7 and orc[0]["agrees"] == "true"
     assert all(float(r["max_above_opt"]) < 1e-7 for r in orc[1:])
     assert len({r["paper_calls_eps_0.1"] for r in orc}) == 1
     _, pf = _rows(out["parallel_fits"])
-    assert [(f["instance"], f["algorithm"]) for f in pf] == [("p21", "car_cond"), ("p21", "car_parallel"),
-                                                            ("p21", "comparison")]
+    assert [(f["instance"], f["algorithm"], f["runs_used"]) for f in pf] == [
+        ("p21", "car_cond", "calibration"), ("p21", "car_parallel", "calibration"), ("p21", "comparison", "calibration"),
+        ("p21", "car_cond", "fresh"), ("p21", "car_parallel", "fresh"), ("p21", "comparison", "fresh")]
+    _, par = _rows(out["parallel_csv"])
+    assert all((int(r["calibration_runs"]), int(r["fresh_runs"])) == (1, 1) for r in par)
+    _, lb = _rows(out["lower_bounds_csv"])
+    assert [r["theorem"] for r in lb] == ["Theorem 3", "Theorem 6"]
+    assert all(float(r["mean_over_bound"]) > 1 and r["agrees"] == "true" for r in lb)
+    _, l9 = _rows(out["lemma9_csv"])
+    assert [(r["eps"], r["T"]) for r in l9] == [("3.2", "225"), ("1.6", "900")]
+    assert all(r["agrees"] == "true" for r in l9)
     _, ep = _rows(out["epochs_csv"])
     for r in ep:
         assert int(r["returned"]) + int(r["capped"]) == int(r["runs"])
@@ -240,14 +272,14 @@ def test_rerun_is_byte_identical(built):
 def test_clopper_pearson_by_hand():
     from scipy.stats import binom
 
-    a = 0.01
+    a = 0.05  # the contract's 95 % interval
     lo, hi = studies.clopper_pearson(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1 - (a / 2) ** (1 / 10), rel=1e-12)
     lo, hi = studies.clopper_pearson(10, 10)
     assert hi == 1.0 and lo == pytest.approx((a / 2) ** (1 / 10), rel=1e-12)
     lo, hi = studies.clopper_pearson(3, 20)
-    assert binom.sf(2, 20, lo) == pytest.approx(a / 2, rel=1e-9)   # P(X >= 3 | p = low) = 0.5%
-    assert binom.cdf(3, 20, hi) == pytest.approx(a / 2, rel=1e-9)  # P(X <= 3 | p = high) = 0.5%
+    assert binom.sf(2, 20, lo) == pytest.approx(a / 2, rel=1e-9)   # P(X >= 3 | p = low) = 2.5%
+    assert binom.cdf(3, 20, hi) == pytest.approx(a / 2, rel=1e-9)  # P(X <= 3 | p = high) = 2.5%
     l2, h2 = studies.clopper_pearson(17, 20)
     assert (l2, h2) == pytest.approx((1 - hi, 1 - lo), rel=1e-12)
     assert all(math.isnan(v) for v in studies.clopper_pearson(0, 0))
@@ -267,8 +299,9 @@ def test_fits_recover_a_known_slope():
     assert math.isnan(studies.loglog_fit([1.0], [1.0])["slope"])
 
 
-def test_hardness_fit_on_synthetic_cells_excludes_capped_cells():
-    """Cells whose runs take c * H_eps ln(H_eps/delta) samples give slope 1; a capped cell is left out."""
+def test_hardness_fit_on_synthetic_cells_censors_capped_runs():
+    """Cells whose runs take c * H_eps ln(H_eps/delta) samples give slope 1 within the instance; a
+    capped run is a censored observation (its cell stays in the fit)."""
     s = chen.settings(_config_path_free())
     base = [c for c in cells_mod.cells(s) if c.study == "hardness" and c.job["algorithm"] == "pac"][0]
     loaded = []
@@ -278,12 +311,18 @@ def test_hardness_fit_on_synthetic_cells_excludes_capped_cells():
         loaded.append((cell, None))
     rows0, _ = studies.hardness_table(s, [(c, _fake(3, 1.0, 0)) for c, _ in loaded])
     xs = [r["x"] for r in rows0]
-    fake = [(c, _fake(3, 7.0 * x, 1 if k == 4 else 0)) for k, ((c, _), x) in enumerate(zip(loaded, xs))]
+    fake = [(c, _fake(3, 7.0 * x, 0)) for c, x in zip([c for c, _ in loaded], xs)]
     rows, fits = studies.hardness_table(s, fake)
-    (fit,) = [f for f in fits if f["part"] == "pac"]
-    assert fit["slope"] == pytest.approx(1.0, abs=1e-9) and fit["points"] == 4 and fit["excluded"] == 1
-    assert fit["agrees"] is True
-    assert rows[4]["capped"] == 1 and "left out of the fit" in rows[4]["prediction"]
+    (fit,) = [f for f in fits if f["part"] == "pac" and f["group"].startswith("all")]
+    assert fit["slope"] == pytest.approx(1.0, abs=1e-9) and fit["points"] == 5 and fit["censored_runs"] == 0
+    assert fit["agrees"] is True and "OLS" in fit["method"]
+    cap = float(s["borda"]["max_samples"])
+    capped = fake[:4] + [(fake[4][0], {**fake[4][1], "samples": np.array([cap, 7.0 * xs[4], 7.0 * xs[4]]),
+                                       "capped": np.array([1.0, 0.0, 0.0])})]
+    rows, fits = studies.hardness_table(s, capped)
+    (fit,) = [f for f in fits if f["part"] == "pac" and f["group"].startswith("all")]
+    assert fit["censored_runs"] == 1 and fit["points"] == 5 and "censored" in fit["method"]
+    assert rows[4]["capped"] == 1 and "censored in the fit" in rows[4]["prediction"]
 
 
 def _fake(runs, samples, capped):

@@ -5,7 +5,8 @@ a cell is a sample family of the experiment contract (:mod:`duelbench.experiment
 whose sample ``i`` is run ``i`` of the cell: a function of the cell's job and ``i`` only, so
 its result is the same whichever shard, core or machine computes it (reading C2 of
 ``data/published/chen2020.yaml``).  The oracle study's samples are random constrained cases of
-Eq. (6) instead of runs.  :func:`cells` lists them; :func:`plan_cells` turns them into shards.
+Eq. (6) instead of runs, and so are the cases of the Lemma 9 study (:mod:`.lemma9`, its own
+sample function).  :func:`cells` lists them; :func:`plan_cells` turns them into shards.
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ from dataclasses import dataclass
 from .. import ConfigError
 
 #: Studies in report order (X0 and X8 have no sample families).
-STUDIES = ("pac", "hardness", "epochs", "oracles", "car_cond", "parallel")
+STUDIES = ("pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "car_cond", "parallel")
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One sample family: ``study``, a name unique within it, the job and the number of runs."""
+    """One sample family: ``study``, a name unique within it, the job, the number of runs and the
+    sample function (``"module:function"`` of the package)."""
 
     study: str
     name: str
     job: dict
     runs: int
+    function: str = "runs:run_cell"
 
     @property
     def family(self) -> str:
@@ -113,6 +116,21 @@ def cells(s: Mapping) -> list[Cell]:
                     out.append(Cell("epochs", f"{c['instance']}_{v}_d{_fmt(delta)}",
                                     _borda_job(s, "epochs", inst, "exact", delta, variant=v, sampler="exact"),
                                     int(c["runs"])))
+    if "lower_bounds" in s:
+        lb = s["lower_bounds"]
+        b = lb["borda"]
+        for name in b["instances"]:
+            inst = instance_spec(s, name)
+            for delta in b["delta"]:
+                out.append(Cell("lower_bounds", f"borda_{name}_{b['variant']}_d{_fmt(delta)}",
+                                _borda_job(s, "lower_bounds", inst, "exact", delta, variant=b["variant"],
+                                           sampler="exact"), int(b["runs"])))
+        c = lb["condorcet"]
+        for name in c["instances"]:
+            inst = instance_spec(s, name)
+            for delta in c["delta"]:
+                out.append(Cell("lower_bounds", f"condorcet_{name}_d{_fmt(delta)}",
+                                _car_job(s, "lower_bounds", inst, "car_cond", delta), int(c["runs"])))
     if "oracles" in s:
         o = s["oracles"]
         for n, ell in o["sizes"]:
@@ -121,6 +139,12 @@ def cells(s: Mapping) -> list[Cell]:
                    "fptas": [[int(a), int(b)] for a, b in o["fptas"]] if n <= int(o["fptas_max_n"]) else [],
                    "seed": int(s["seed"])}
             out.append(Cell("oracles", f"k{n}{ell}", job, int(o["cases"])))
+    if "lemma9" in s:
+        for c in s["lemma9"]["cells"]:
+            n, ell = (int(v) for v in c["size"])
+            job = {"study": "lemma9", "algorithm": "lemma9", "n": n, "ell": ell,
+                   "eps": [float(e) for e in c["eps"]], "seed": int(s["seed"])}
+            out.append(Cell("lemma9", f"k{n}{ell}", job, int(c["cases"]), function="lemma9:run_case"))
     if "car_cond" in s:
         c = s["car_cond"]
         for name in c["instances"]:
@@ -140,12 +164,15 @@ def cells(s: Mapping) -> list[Cell]:
                                  oracle="fptas", fptas=[int(fp["outer"]), int(fp["fw"])]), int(fp["runs"])))
     if "parallel" in s:
         p = s["parallel"]
-        for name in p["instances"]:
-            inst = instance_spec(s, name)
-            for algorithm in ("car_cond", "car_parallel"):
-                for delta in p["delta"]:
-                    out.append(Cell("parallel", f"{name}_{algorithm}_d{_fmt(delta)}",
-                                    _car_job(s, "parallel", inst, algorithm, delta), int(p["runs"])))
+        oos = p.get("out_of_sample", {"instances": []})
+        for names, deltas, runs in ((p["instances"], p["delta"], p["runs"]),
+                                    (oos["instances"], oos.get("delta", []), oos.get("runs", 1))):
+            for name in names:
+                inst = instance_spec(s, name)
+                for algorithm in ("car_cond", "car_parallel"):
+                    for delta in deltas:
+                        out.append(Cell("parallel", f"{name}_{algorithm}_d{_fmt(delta)}",
+                                        _car_job(s, "parallel", inst, algorithm, delta), int(runs)))
     names = [c.family for c in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -159,6 +186,6 @@ def plan_cells(s: Mapping) -> list:
 
     out = []
     for c in cells(s):
-        out += plan_samples(experiment="chen2020", family=c.family, function="runs:run_cell", job=c.job, n=c.runs,
+        out += plan_samples(experiment="chen2020", family=c.family, function=c.function, job=c.job, n=c.runs,
                             per_shard=int(s["runs_per_shard"]), fidelity=s["fidelity"], root=s["results"])
     return out

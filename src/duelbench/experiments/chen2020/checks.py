@@ -1,121 +1,97 @@
 """``checks.csv`` of Chen et al. 2020: every statistic of ``data/published/chen2020.yaml`` from
-the studies' tables (:mod:`.studies`, :mod:`.toy`).
+the studies' tables (:mod:`.studies`, :mod:`.toy`) and, for the intervals, from the runs.
 
-Statistics (readings C10 of the registry):
+Every statistic is a :class:`~duelbench.report.checks.Measurement` of the statistics contract
+(:mod:`duelbench.report.verdict`): the registry's estimator and region decide it.
 
-``toy:<name>``, ``width_example:width``
-    Rows of ``toy.csv``.
-``pac:cells_error_above_delta`` / ``pac_biased:…``
-    Declared (resp. biased-sampler) X1 cells whose Clopper–Pearson 99% lower end of the miss
-    rate exceeds δ.
-``pac:cells_above_n1`` / ``pac:cells_above_n1_prime``
-    Declared X1 cells whose 99% lower end of the share of runs above N1 (N1′) exceeds δ.
+Statistics
+----------
+``toy:<name>``, ``width_example:width``, ``errata:<name>``
+    Rows of ``toy.csv`` (exact facts).
+``instances:max_h_ver_over_outside_term``
+    Largest ``H_ver / Σ_{e ∉ M*} 1/(Δ^C_e)²`` over the instances with a Condorcet winner
+    (``instances.csv``; exact).
+``pac:error:d<δ>``, ``pac:above_n1:d<δ>``, ``pac:above_n1_prime:d<δ>``, ``pac_biased:error:d<δ>``
+    Proportions pooled over the declared (biased-sampler) X1 cells at one ``δ``: runs that miss
+    (``B(Out) < B(M*) − ε``, a capped run included), runs above ``N1`` (``N1′``; capped runs
+    included).  A theorem that bounds every cell's rate by ``δ`` bounds the pooled rate by ``δ``.
 ``pac:max_delta_slope_over_32h``
-    Largest OLS slope of mean samples on ln(1/δ) over ``32 H_ε``, per declared (instance, ε).
+    Largest OLS slope of mean samples on ``ln(1/δ)`` over ``32 H_ε`` per declared (instance, ε);
+    bootstrap over runs.
 ``hardness:pac_slope`` / ``hardness:exact_slope``
-    The fits of ``hardness_fits.csv`` (value and standard error).
-``epochs:<V>:cells_beyond_qstar`` / ``…:cells_error_above_delta`` / ``…:cells_above_n2``
-    X3 cells of variant ``V`` whose 99% lower end of the share past q* (of errors among returned
-    runs; of the share above N2) exceeds δ.
+    The fixed-effect slopes of :func:`.fits.fe_slope` (per instance; per θ-draw with capped runs
+    censored); bootstrap over runs within cells (:data:`TOBIT_REPLICATES` for the censored fit).
+``epochs:<V>:beyond_qstar:d<δ>``, ``epochs:<V>:error:d<δ>``, ``epochs:<V>:above_n2:d<δ>``
+    Proportions pooled over the X3 cells of variant ``V`` at one ``δ``: runs past ``q*`` (capped
+    included), errors among returned runs, runs above ``N2`` (capped included).
+``lower_bounds:theorem3_conditions`` / ``lower_bounds:theorem6_conditions``
+    Whether every X4 instance meets the theorem's conditions (exact).
+``lower_bounds:borda_mean_over_n3`` / ``lower_bounds:condorcet_mean_over_n6``
+    One component per X4 cell: mean samples over the bound, with its standard error (``n − 1``
+    degrees of freedom).
 ``oracles:max_abs_lp_minus_exhaustive``, ``oracles:max_fptas_minus_lp``
-    Largest disagreement over every case (FPTAS: every budget and step).
-``oracles:<step>_step_error_ratio``
-    Mean error at the largest budget over the mean error at the smallest, pooled over sizes.
-``car_cond:…``, ``car_cond_every_round:…``, ``car_cond_fptas:errors``
-    As for X1 over the declared (every-round, FPTAS) cells; ``car_cond:h4_slope`` from
-    ``car_cond_fits.csv``; ``car_cond:max_calls_per_check_over_4m``.
-``parallel:instances_slope_not_below``, ``parallel:errors``
-    From ``parallel_fits.csv`` and ``parallel.csv``.
+    Largest disagreement over every case (exact).
+``oracles:small_budget_<step>_step_error_ratio``
+    Per-case errors (OPT − FPTAS) at the largest FPTAS budget against the smallest, paired by
+    case over the sizes with an FPTAS run (mean ratio).
+``lemma9:max_error_over_eps`` / ``lemma9:max_error_over_bound``
+    Largest ``error/ε`` at ``T(ε)`` and ``error·√T/(2ℓK)`` over every Lemma 9 case (exact).
+``lemma9:error_smallest_minus_largest_eps``
+    Per-case error at the smallest ``ε`` (largest ``T``) minus at the largest, paired.
+``car_cond:error:d<δ>``, ``car_cond:above_n4:d<δ>``, ``car_cond_every_round:error:d<δ>``,
+``car_cond_fptas:error``
+    Proportions as for X1 over the declared (every-round, FPTAS-oracle) X6 cells.
+``car_cond:h4_slope``
+    OLS slope of log mean samples on log ``H4`` over the declared X6 cells without a capped run;
+    bootstrap over runs.
+``car_cond:max_calls_per_check_over_4m``
+    Largest oracle calls per check over ``4m`` over every run (exact).
+``parallel:slope_difference`` / ``parallel:slope_difference_calibration[:<instance>]``
+    One component per instance: slope of CAR-Parallel's mean samples on ``ln(1/δ)`` minus
+    CAR-Cond's, on the fresh (calibration) runs; bootstrap over runs (one statistic per
+    calibration instance as well).
+``parallel:predicted_sign_agreement``
+    One component per instance: the fresh slope difference times the sign of the predicted one
+    (``c_par H_ver − c_cond Σ 1/Δ²``, constants from the calibration runs); positive when the
+    sign is as predicted.
+``parallel:c_par`` / ``parallel:c_cond``
+    The calibrated constants (mean over the calibration instances of slope / rate term);
+    bootstrap over the calibration runs.
+``parallel:error_car_parallel``
+    Proportion of CAR-Parallel runs (every instance and ``δ``) without the Condorcet winner.
+
+Bootstrap replicates use the paper's declared ``seed`` and the statistic's name as key
+(:func:`duelbench.report.verdict.bootstrap`): :data:`~duelbench.report.verdict.BOOTSTRAP_REPLICATES`,
+:data:`TOBIT_REPLICATES` for the censored fit (one maximum-likelihood fit per replicate).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
 
 from ..claims import Missing, evaluate_with_reasons, write_checks_step
 from ..komiyama2016.tables import read_rows, to_float
 
+#: Bootstrap replicates of the censored fixed-effect fit (one MLE each; the others use the
+#: contract's default).
+TOBIT_REPLICATES = 2000
+
+
+def dkey(delta) -> str:
+    """A ``δ`` as the statistic names spell it (``0.01`` -> ``d0p01``; the cells' spelling)."""
+    from .cells import _fmt
+
+    return "d" + _fmt(float(delta))
+
 
 def _truthy(x: str) -> bool:
     return str(x).strip().lower() in ("true", "1", "1.0")
-
-
-def _count_above(rows, column: str, what: str) -> Measurement:
-    """Rows whose ``column`` (a 99% lower end) exceeds their δ, with the worst named."""
-    if not rows:
-        return Missing(f"no {what} cells at this fidelity")
-    bad = [r for r in rows if to_float(r[column]) > to_float(r["delta"])]
-    worst = max(rows, key=lambda r: to_float(r[column]) - to_float(r["delta"]))
-    return Measurement(value=len(bad), evidence=f"{len(bad)} of {len(rows)} {what} cells; closest: {worst['cell']} "
-                                                f"({column} {to_float(worst[column]):.3g} vs delta {worst['delta']})")
-
-
-def _fit(rows, where: str) -> Measurement:
-    if not rows:
-        return Missing(f"no fit in {where}")
-    r = rows[0]
-    slope, se = to_float(r["slope"]), to_float(r["se"])
-    if not math.isfinite(slope):
-        return Missing(f"{where}: no slope from {r.get('points', '?')} point(s) at this fidelity")
-    return Measurement(value=slope, se=se if math.isfinite(se) else None,
-                       evidence=f"{where}: slope {slope:.3g} over {r.get('points', '?')} points")
-
-
-def measurements(tables: Mapping[str, list[dict]], s: Mapping) -> dict[str, Measurement]:
-    """Every statistic the tables give (see the module docstring)."""
-    out: dict[str, Measurement] = {}
-    for r in tables.get("toy", []):
-        v = r["value"]
-        out[r["statistic"]] = Measurement(value=_truthy(v) if v.lower() in ("true", "false") else to_float(v)
-                                          if _is_number(v) else v, evidence=r.get("evidence", ""))
-    pac = tables.get("pac", [])
-    declared = [r for r in pac if r["label"] == "declared"]
-    out["pac:cells_error_above_delta"] = _count_above(declared, "cp99_low", "declared X1")
-    out["pac_biased:cells_error_above_delta"] = _count_above([r for r in pac if r["label"] == "biased sampler"],
-                                                             "cp99_low", "biased-sampler X1")
-    out["pac:cells_above_n1"] = _count_above(declared, "cp99_low_above_N1", "declared X1")
-    out["pac:cells_above_n1_prime"] = _count_above(declared, "cp99_low_above_N1_prime", "declared X1")
-    out["pac:max_delta_slope_over_32h"] = _delta_slope(declared)
-    hfit = tables.get("hardness_fits", [])
-    out["hardness:pac_slope"] = _fit([r for r in hfit if r["part"] == "pac"], "hardness_fits.csv (pac)")
-    out["hardness:exact_slope"] = _fit([r for r in hfit if r["part"] == "exact"], "hardness_fits.csv (exact)")
-    epochs = tables.get("epochs", [])
-    for v in ("V0", "V1", "V2"):
-        rows = [r for r in epochs if r["variant"] == v]
-        out[f"epochs:{v}:cells_beyond_qstar"] = _count_above(rows, "cp99_low_beyond_qstar", f"{v} X3")
-        out[f"epochs:{v}:cells_error_above_delta"] = _count_above(rows, "cp99_low_error", f"{v} X3")
-        out[f"epochs:{v}:cells_above_n2"] = _count_above(rows, "cp99_low_above_N2", f"{v} X3")
-    out.update(_oracle_measurements(tables.get("oracles", [])))
-    car = tables.get("car_cond", [])
-    car_declared = [r for r in car if r["label"] == "declared"]
-    out["car_cond:cells_error_above_delta"] = _count_above(car_declared, "cp99_low_error", "declared X6")
-    out["car_cond:cells_above_n4"] = _count_above(car_declared, "cp99_low_above_N4", "declared X6")
-    out["car_cond:h4_slope"] = _fit(tables.get("car_cond_fits", []), "car_cond_fits.csv")
-    out["car_cond:max_calls_per_check_over_4m"] = (
-        Measurement(value=max(to_float(r["max_calls_per_check"]) / (4 * to_float(r["m"])) for r in car),
-                    evidence=f"over {len(car)} X6 cells (every run)") if car else Missing("no X6 cells"))
-    out["car_cond_every_round:cells_error_above_delta"] = _count_above(
-        [r for r in car if r["label"] == "every round"], "cp99_low_error", "every-round X6")
-    fp = [r for r in car if r["label"] == "FPTAS oracle"]
-    out["car_cond_fptas:errors"] = (Measurement(value=sum(to_float(r["errors"]) for r in fp),
-                                                evidence=f"{sum(int(to_float(r['runs'])) for r in fp)} runs")
-                                    if fp else Missing("no FPTAS-oracle X6 cell"))
-    pfit = [r for r in tables.get("parallel_fits", []) if r.get("algorithm") == "comparison"]
-    out["parallel:instances_slope_not_below"] = (
-        Measurement(value=sum(not _truthy(r["agrees"]) for r in pfit),
-                    evidence="; ".join(f"{r['instance']}: slope(CAR-Parallel) - slope(CAR-Cond) = "
-                                       f"{to_float(r['slope']):.4g} over {r['points']} deltas" for r in pfit))
-        if pfit else Missing("no CAR-Parallel comparison"))
-    par = tables.get("parallel", [])
-    out["parallel:errors"] = (Measurement(value=sum(to_float(r["errors"]) for r in par),
-                                          evidence=f"{sum(int(to_float(r['runs'])) for r in par)} runs in {len(par)} cells")
-                              if par else Missing("no X7 cells"))
-    return out
 
 
 def _is_number(v: str) -> bool:
@@ -126,31 +102,215 @@ def _is_number(v: str) -> bool:
         return False
 
 
-def _delta_slope(rows) -> Measurement:
-    """Largest slope of mean samples on ln(1/δ) over 32 H_ε, per (instance, ε) with ≥ 2 deltas."""
-    groups: dict[tuple, list] = {}
-    for r in rows:
-        groups.setdefault((r["instance"], r["eps"]), []).append(r)
-    ratios = []
-    for (inst, eps), g in sorted(groups.items()):
-        if len(g) < 2:
-            continue
-        x = np.log(1.0 / np.array([to_float(r["delta"]) for r in g]))
-        y = np.array([to_float(r["mean_samples"]) for r in g])
-        slope = float(np.polyfit(x, y, 1)[0])
-        ratios.append((slope / (32.0 * to_float(g[0]["H_eps"])), f"{inst}, eps {eps}"))
-    if not ratios:
-        return Missing("fewer than two deltas per (instance, eps) at this fidelity")
-    worst = max(ratios)
-    return Measurement(value=worst[0], evidence=f"largest at {worst[1]} over {len(ratios)} (instance, eps)")
-
-
-def _oracle_measurements(rows) -> dict[str, Measurement]:
-    out: dict[str, Measurement] = {}
+def _proportion(rows, k_col: str, n_col: str, what: str) -> Measurement:
+    """Successes ``Σ k_col`` of trials ``Σ n_col`` pooled over ``rows``."""
     if not rows:
-        return {k: Missing("no oracle study at this fidelity") for k in (
-            "oracles:max_abs_lp_minus_exhaustive", "oracles:max_fptas_minus_lp", "oracles:paper_step_error_ratio",
-            "oracles:diameter_step_error_ratio")}
+        return Missing(f"no {what} cells at this fidelity")
+    k = int(sum(to_float(r[k_col]) for r in rows))
+    n = int(sum(to_float(r[n_col]) for r in rows))
+    if n <= 0:
+        return Missing(f"no {what} runs")
+    cells = ", ".join(f"{r['cell']} {int(to_float(r[k_col]))}/{int(to_float(r[n_col]))}" for r in rows)
+    return Measurement(successes=k, trials=n, runs=n, evidence=f"{k} of {n} runs in {len(rows)} {what} cells ({cells})")
+
+
+def _at(rows, delta) -> list:
+    return [r for r in rows if math.isclose(to_float(r["delta"]), float(delta), rel_tol=1e-12)]
+
+
+def _seed(s: Mapping) -> int:
+    return int(s.get("seed", 0))
+
+
+def _boot(s: Mapping, key: str, arrays: Sequence, fn, replicates: int = V.BOOTSTRAP_REPLICATES, evidence: str = "",
+          value: float | None = None) -> Measurement:
+    """``fn`` of the per-cell arrays with bootstrap replicates over runs within cells."""
+    arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    point = fn(*arrays) if value is None else value
+    if not np.isfinite(point):
+        return Missing(f"{key}: not computable at this fidelity ({evidence})")
+    reps = V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates)
+    return Measurement(value=float(point), replicates=reps, runs=min(a.size for a in arrays),
+                       evidence=f"{evidence}; {replicates} bootstrap replicates over runs within cells")
+
+
+# --------------------------------------------------------------------------------------------
+def measurements(tables: Mapping[str, list[dict]], s: Mapping, loaded: Mapping[str, list] | None = None
+                 ) -> dict[str, Measurement]:
+    """Every statistic (see the module docstring); ``loaded`` maps a study to its (cell, runs)."""
+    loaded = loaded or {}
+    out: dict[str, Measurement] = {}
+    for r in tables.get("toy", []):
+        v = r["value"]
+        out[r["statistic"]] = Measurement(value=_truthy(v) if v.lower() in ("true", "false") else to_float(v)
+                                          if _is_number(v) else v, evidence=r.get("evidence", ""))
+    out.update(_instances(tables.get("instances", [])))
+    out.update(_pac(tables.get("pac", []), s, loaded.get("pac", [])))
+    out.update(_hardness(s, loaded.get("hardness", [])))
+    out.update(_epochs(tables.get("epochs", []), s))
+    out.update(_lower_bounds(tables.get("lower_bounds", [])))
+    out.update(_oracles(tables.get("oracles", []), s, loaded.get("oracles", [])))
+    out.update(_lemma9(tables.get("lemma9", []), loaded.get("lemma9", [])))
+    out.update(_car_cond(tables.get("car_cond", []), s, loaded.get("car_cond", [])))
+    out.update(_parallel(tables.get("parallel", []), s, loaded.get("parallel", [])))
+    return out
+
+
+def _deltas(s: Mapping, study: str, key: str = "delta") -> list:
+    return list(s.get(study, {}).get(key, [])) if isinstance(s.get(study), Mapping) else []
+
+
+def _instances(rows) -> dict:
+    both = [r for r in rows if r.get("H_ver") not in ("", None) and r.get("condorcet_outside_term") not in ("", None)]
+    if not both:
+        return {"instances:max_h_ver_over_outside_term": Missing("no instance with a Condorcet winner")}
+    ratios = [(to_float(r["H_ver"]) / to_float(r["condorcet_outside_term"]), r["name"]) for r in both
+              if to_float(r["condorcet_outside_term"]) > 0]
+    worst = max(ratios)
+    return {"instances:max_h_ver_over_outside_term": Measurement(
+        value=worst[0], evidence=f"largest at {worst[1]} over {len(ratios)} instances with a Condorcet winner; "
+                                 + ", ".join(f"{n} {V.sig(v)}" for v, n in ratios))}
+
+
+# --------------------------------------------------------------------------------------------
+# X1, X2
+# --------------------------------------------------------------------------------------------
+def _pac(rows, s: Mapping, loaded) -> dict:
+    out = {}
+    declared = [r for r in rows if r["label"] == "declared"]
+    biased = [r for r in rows if r["label"] == "biased sampler"]
+    pac = s.get("pac", {})
+    for d in pac.get("delta", []):
+        k = dkey(d)
+        out[f"pac:error:{k}"] = _proportion(_at(declared, d), "misses", "runs", f"declared X1 (delta {d:g})")
+        out[f"pac:above_n1:{k}"] = _proportion(_at(declared, d), "runs_above_N1", "runs", f"declared X1 (delta {d:g})")
+        out[f"pac:above_n1_prime:{k}"] = _proportion(_at(declared, d), "runs_above_N1_prime", "runs",
+                                                      f"declared X1 (delta {d:g})")
+    for d in pac.get("biased", {}).get("delta", []):
+        out[f"pac_biased:error:{dkey(d)}"] = _proportion(_at(biased, d), "misses", "runs", f"biased-sampler X1 (delta {d:g})")
+    out["pac:max_delta_slope_over_32h"] = _delta_slope(s, declared, loaded)
+    return out
+
+
+def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
+    """Largest slope of mean samples on ln(1/δ) over 32 H_ε, per declared (instance, ε)."""
+    from .fits import ols_slope
+
+    by_cell = {c.name: a for c, a in loaded}
+    groups: dict[tuple, list] = {}
+    for r in declared:
+        if r["cell"] in by_cell:
+            groups.setdefault((r["instance"], r["eps"]), []).append(r)
+    groups = {k: g for k, g in groups.items() if len(g) >= 2}
+    if not groups:
+        return Missing("fewer than two deltas per (instance, eps), or no runs, at this fidelity")
+    layout, arrays = [], []
+    for (inst, eps), g in sorted(groups.items()):
+        idx = []
+        for r in g:
+            idx.append(len(arrays))
+            arrays.append(by_cell[r["cell"]]["samples"])
+        layout.append((f"{inst}, eps {eps}", [math.log(1.0 / to_float(r["delta"])) for r in g], idx,
+                       32.0 * to_float(g[0]["H_eps"])))
+
+    def fn(*xs):
+        return max(ols_slope(x, [xs[i].mean() for i in idx]) / h for _, x, idx, h in layout)
+
+    point = [(ols_slope(x, [np.mean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
+    worst = max(point)
+    return _boot(s, "pac:max_delta_slope_over_32h", arrays, fn,
+                 evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
+
+
+def _hardness(s: Mapping, loaded) -> dict:
+    from .fits import fe_slope
+    from .studies import hardness_cells
+
+    out = {}
+    if not loaded:
+        return {k: Missing("no hardness study at this fidelity") for k in ("hardness:pac_slope", "hardness:exact_slope")}
+    cap = float(s["borda"]["max_samples"])
+    for part, key, reps in (("pac", "hardness:pac_slope", V.BOOTSTRAP_REPLICATES),
+                            ("exact", "hardness:exact_slope", TOBIT_REPLICATES)):
+        cells = hardness_cells(s, loaded, part)
+        if not cells:
+            out[key] = Missing(f"no {part} cells at this fidelity")
+            continue
+        full = fe_slope(cells, cap)
+        keep = [c for c in cells if c[0] not in full.censored_groups]
+        if not np.isfinite(full.slope) or len({c[0] for c in keep}) < 1:
+            out[key] = Missing(f"{part}: no slope at this fidelity")
+            continue
+        meta = [(g, x) for g, x, _ in keep]
+
+        def fn(*xs, meta=meta):
+            return fe_slope([(g, x, a) for (g, x), a in zip(meta, xs)], cap).slope
+
+        censored = sum(int(np.count_nonzero(c[2] >= cap)) for c in keep)
+        groups = "instance" if part == "pac" else "theta-draw"
+        lower = (f"; every run of {', '.join(full.censored_groups)} capped at {cap:,.0f} "
+                 f"({sum(len(c[2]) for c in cells if c[0] in full.censored_groups)} runs): lower bounds only, "
+                 "consistent with any slope under a fixed effect, not fitted" if full.censored_groups else "")
+        out[key] = _boot(s, key, [c[2] for c in keep], fn, replicates=reps, value=full.slope,
+                         evidence=(f"fixed effect per {groups} ({len({c[0] for c in keep})} groups, {len(keep)} cells, "
+                                   f"{full.runs} runs, {censored} censored at the cap){lower}"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# X3, X4
+# --------------------------------------------------------------------------------------------
+def _epochs(rows, s: Mapping) -> dict:
+    out = {}
+    e = s.get("epochs", {})
+    for v in e.get("variants", []):
+        mine = [r for r in rows if r["variant"] == v]
+        for d in e.get("delta", []):
+            k, cells = dkey(d), _at(mine, d)
+            out[f"epochs:{v}:beyond_qstar:{k}"] = _proportion(cells, "runs_beyond_qstar", "runs", f"{v} X3 (delta {d:g})")
+            out[f"epochs:{v}:error:{k}"] = _proportion(cells, "errors", "returned", f"{v} X3 (delta {d:g})")
+            out[f"epochs:{v}:above_n2:{k}"] = _proportion(cells, "runs_above_N2", "runs", f"{v} X3 (delta {d:g})")
+    return out
+
+
+def _lower_bounds(rows) -> dict:
+    out = {}
+    for theorem, name, stat in (("Theorem 3", "borda", "n3"), ("Theorem 6", "condorcet", "n6")):
+        mine = [r for r in rows if r["theorem"] == theorem]
+        if not mine:
+            out[f"lower_bounds:{'theorem3' if stat == 'n3' else 'theorem6'}_conditions"] = Missing("no X4 cells")
+            out[f"lower_bounds:{name}_mean_over_{stat}"] = Missing("no X4 cells")
+            continue
+        ok = [r for r in mine if _is_number(r["bound"]) and math.isfinite(to_float(r["bound"]))]
+        out[f"lower_bounds:{'theorem3' if stat == 'n3' else 'theorem6'}_conditions"] = Measurement(
+            value=len(ok) == len(mine),
+            evidence="; ".join(f"{r['instance']}: gamma in [{V.sig(to_float(r['gamma_low']))}, "
+                               f"{V.sig(to_float(r['gamma']))}]" if r in ok else f"{r['instance']}: conditions fail"
+                               for r in mine))
+        comps = []
+        for r in ok:
+            b = to_float(r["bound"])
+            se = to_float(r["se_samples"])
+            comps.append((r["cell"], Measurement(value=to_float(r["mean_samples"]) / b,
+                                                 se=se / b if math.isfinite(se) else None,
+                                                 df=to_float(r["runs"]) - 1, runs=int(to_float(r["runs"])))))
+        out[f"lower_bounds:{name}_mean_over_{stat}"] = (
+            Measurement(components=comps, evidence=f"mean samples over N{stat[-1]} per cell ({theorem}, largest "
+                                                   "admissible gamma)") if comps else Missing("no admissible cell"))
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# X5, X5b
+# --------------------------------------------------------------------------------------------
+def _oracles(rows, s: Mapping, loaded) -> dict:
+    from .runs import STEPS
+
+    out: dict[str, Measurement] = {}
+    keys = ["oracles:max_abs_lp_minus_exhaustive", "oracles:max_fptas_minus_lp"] + [
+        f"oracles:small_budget_{st}_step_error_ratio" for st in STEPS]
+    if not rows:
+        return {k: Missing("no oracle study at this fidelity") for k in keys}
     exh = [r for r in rows if r["oracle"] == "lp_vs_exhaustive" and to_float(r["compared"]) > 0]
     out["oracles:max_abs_lp_minus_exhaustive"] = (
         Measurement(value=max(to_float(r["max_error"]) for r in exh),
@@ -160,38 +320,233 @@ def _oracle_measurements(rows) -> dict[str, Measurement]:
     out["oracles:max_fptas_minus_lp"] = (
         Measurement(value=max(to_float(r["max_above_opt"]) for r in fp), evidence=f"{len(fp)} (size, budget, step) rows")
         if fp else Missing("no FPTAS run at this fidelity"))
-    for step in ("paper", "diameter"):
-        mine = [r for r in fp if r["oracle"].endswith(f"_{step}")]
-        budgets = sorted({tuple(int(x) for x in r["oracle"].split("_")[1:3]) for r in mine})
+    budgets = sorted({(int(o), int(f)) for cell, _ in loaded for o, f in cell.job.get("fptas", [])})
+    for st in STEPS:
+        key = f"oracles:small_budget_{st}_step_error_ratio"
         if len(budgets) < 2:
-            out[f"oracles:{step}_step_error_ratio"] = Missing("fewer than two FPTAS budgets")
+            out[key] = Missing("fewer than two FPTAS budgets")
             continue
         lo, hi = budgets[0], budgets[-1]
-
-        def mean_error(b):
-            return float(np.mean([to_float(r["mean_error"]) for r in mine if r["oracle"] == f"fptas_{b[0]}_{b[1]}_{step}"]))
-
-        e_lo, e_hi = mean_error(lo), mean_error(hi)
-        out[f"oracles:{step}_step_error_ratio"] = Measurement(
-            value=e_hi / e_lo if e_lo > 0 else (0.0 if e_hi == 0 else math.inf),
-            evidence=f"mean error {e_hi:.3g} at (outer, fw) = {hi} vs {e_lo:.3g} at {lo}")
+        a, b = [], []
+        for cell, arr in loaded:
+            if not cell.job["fptas"]:
+                continue
+            lp = np.asarray(arr["lp"], dtype=np.float64)
+            a.append(lp - np.asarray(arr[f"fptas_{hi[0]}_{hi[1]}_{st}"], dtype=np.float64))
+            b.append(lp - np.asarray(arr[f"fptas_{lo[0]}_{lo[1]}_{st}"], dtype=np.float64))
+        a, b = np.concatenate(a), np.concatenate(b)
+        ok = np.isfinite(a) & np.isfinite(b)
+        a, b = np.maximum(a[ok], 0.0), np.maximum(b[ok], 0.0)
+        if not (a.mean() > 0 and b.mean() > 0):
+            out[key] = Measurement(value=float(a.mean() / b.mean()) if b.mean() > 0 else math.nan,
+                                   evidence=f"mean error {V.sig(a.mean())} at (outer, fw) = {hi} vs {V.sig(b.mean())} at {lo}")
+            continue
+        out[key] = Measurement(a=a, b=b, evidence=f"per-case error (OPT - FPTAS) at (outer, fw) = {hi} (A) against "
+                                                  f"{lo} (B), paired by case over {len(a)} cases")
     return out
 
 
-#: The tables the checks read: step output key -> table name.
-TABLES = ("toy", "pac", "hardness_fits", "epochs", "oracles", "car_cond", "car_cond_fits", "parallel", "parallel_fits")
+def _lemma9(rows, loaded) -> dict:
+    from .lemma9 import eps_key
+
+    keys = ("lemma9:max_error_over_eps", "lemma9:max_error_over_bound", "lemma9:error_smallest_minus_largest_eps")
+    if not rows:
+        return {k: Missing("no Lemma 9 study at this fidelity") for k in keys}
+    out = {}
+    worst = max(rows, key=lambda r: to_float(r["max_error_over_eps"]))
+    out["lemma9:max_error_over_eps"] = Measurement(
+        value=to_float(worst["max_error_over_eps"]),
+        evidence=(f"largest at K{worst['n']},{worst['ell']}, eps {worst['eps']}, T = {int(to_float(worst['T'])):,} over "
+                  f"{sum(int(to_float(r['cases'])) for r in rows)} (case, eps) pairs; largest T run "
+                  f"{max(int(to_float(r['T'])) for r in rows):,}"))
+    wb = max(rows, key=lambda r: to_float(r["max_error_over_bound"]))
+    out["lemma9:max_error_over_bound"] = Measurement(
+        value=to_float(wb["max_error_over_bound"]),
+        evidence=f"largest at K{wb['n']},{wb['ell']}, T = {int(to_float(wb['T'])):,} (bound 2lK/sqrt(T) = "
+                 f"{V.sig(to_float(wb['bound_2lK_over_sqrtT']))})")
+    a, b = [], []
+    for cell, arr in loaded:
+        eps = sorted(float(e) for e in cell.job["eps"])
+        if len(eps) < 2:
+            continue
+        a.append(np.asarray(arr[f"error_{eps_key(eps[0])}"], dtype=np.float64))
+        b.append(np.asarray(arr[f"error_{eps_key(eps[-1])}"], dtype=np.float64))
+    if not a or sum(x.size for x in a) < 2:
+        out["lemma9:error_smallest_minus_largest_eps"] = Missing("fewer than two eps or cases at this fidelity")
+    else:
+        out["lemma9:error_smallest_minus_largest_eps"] = Measurement(
+            a=np.concatenate(a), b=np.concatenate(b),
+            evidence="per-case error at the smallest eps (largest T, A) minus at the largest eps (B), paired by case")
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# X6, X7
+# --------------------------------------------------------------------------------------------
+def _car_cond(rows, s: Mapping, loaded) -> dict:
+    out = {}
+    declared = [r for r in rows if r["label"] == "declared"]
+    for d in _deltas(s, "car_cond"):
+        k = dkey(d)
+        out[f"car_cond:error:{k}"] = _proportion(_at(declared, d), "errors", "runs", f"declared X6 (delta {d:g})")
+        out[f"car_cond:above_n4:{k}"] = _proportion(_at(declared, d), "runs_above_N4", "runs",
+                                                     f"declared X6 (delta {d:g})")
+    er = [r for r in rows if r["label"] == "every round"]
+    for d in s.get("car_cond", {}).get("every_round", {}).get("delta", []):
+        out[f"car_cond_every_round:error:{dkey(d)}"] = _proportion(_at(er, d), "errors", "runs",
+                                                                    f"every-round X6 (delta {d:g})")
+    out["car_cond_fptas:error"] = _proportion([r for r in rows if r["label"] == "FPTAS oracle"], "errors", "runs",
+                                              "FPTAS-oracle X6")
+    out["car_cond:max_calls_per_check_over_4m"] = (
+        Measurement(value=max(to_float(r["max_calls_per_check"]) / (4 * to_float(r["m"])) for r in rows
+                              if _is_number(r["max_calls_per_check"])),
+                    evidence=f"over {len(rows)} X6 cells (every run)") if rows else Missing("no X6 cells"))
+    out["car_cond:h4_slope"] = _h4_slope(s, declared, loaded)
+    return out
+
+
+def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
+    from .fits import ols_slope
+
+    by_cell = {c.name: a for c, a in loaded}
+    used = [r for r in declared if to_float(r["capped"]) == 0 and r["cell"] in by_cell]
+    if len(used) < 2:
+        return Missing("fewer than two declared X6 cells with runs")
+    x = [math.log(to_float(r["H4"])) for r in used]
+    arrays = [by_cell[r["cell"]]["samples"] for r in used]
+
+    def fn(*xs):
+        return ols_slope(x, [math.log(a.mean()) for a in xs])
+
+    return _boot(s, "car_cond:h4_slope", arrays, fn,
+                 evidence=f"{len(used)} declared cells without a capped run ({len(declared) - len(used)} left out)")
+
+
+def _parallel(rows, s: Mapping, loaded) -> dict:
+    from .studies import parallel_prediction, parallel_split
+
+    keys = ("parallel:slope_difference", "parallel:slope_difference_calibration", "parallel:predicted_sign_agreement",
+            "parallel:c_par", "parallel:c_cond", "parallel:error_car_parallel")
+    keys += tuple(f"parallel:slope_difference_calibration:{i}" for i in s.get("parallel", {}).get("instances", []))
+    if not rows or not loaded:
+        return {k: Missing("no X7 cells at this fidelity") for k in keys}
+    out = {k: Missing("too few calibration deltas at this fidelity") for k in keys[6:]}
+    par = [r for r in rows if r["algorithm"] == "car_parallel"]
+    out["parallel:error_car_parallel"] = _proportion(par, "errors", "runs", "CAR-Parallel X7")
+    pred = parallel_prediction(s, loaded)
+    split = {}
+    for cell, a in loaded:
+        job = cell.job
+        split.setdefault(job["instance"]["name"], {}).setdefault(job["algorithm"], []).append(
+            (math.log(1.0 / float(job["delta"])), parallel_split(s, cell, a["samples"])))
+
+    def diff_of(inst, which):
+        """(x per algorithm, arrays, slope-difference function) on part ``which`` of the runs."""
+        parts = {alg: [(x, p[which]) for x, p in cells if p[which].size]
+                 for alg, cells in split[inst].items()}
+        if any(len(parts.get(alg, [])) < 2 for alg in ("car_parallel", "car_cond")):
+            return None
+        xp = [x for x, _ in parts["car_parallel"]]
+        xc = [x for x, _ in parts["car_cond"]]
+        arrays = [a for _, a in parts["car_parallel"]] + [a for _, a in parts["car_cond"]]
+        k = len(xp)
+
+        def fn(*xs):
+            from .fits import ols_slope
+
+            return ols_slope(xp, [a.mean() for a in xs[:k]]) - ols_slope(xc, [a.mean() for a in xs[k:]])
+
+        return arrays, fn, len(xp), len(xc)
+
+    for which, key in ((1, "parallel:slope_difference"), (0, "parallel:slope_difference_calibration")):
+        comps = []
+        for inst in split:
+            d = diff_of(inst, which)
+            if d is None:
+                continue
+            arrays, fn, kp, kc = d
+            m = _boot(s, f"{key}:{inst}", arrays, fn, evidence=f"{inst}: {kp} and {kc} deltas")
+            comps.append((inst, m))
+            if which == 0:  # one statistic per calibration instance (shown beside the claim)
+                out[f"{key}:{inst}"] = m
+        out[key] = Measurement(components=comps, evidence=("fresh runs" if which else "calibration runs") +
+                               "; slope(CAR-Parallel) - slope(CAR-Cond) per instance") if comps else Missing(
+            f"no instance with two deltas of {'fresh' if which else 'calibration'} runs")
+    diffs = out["parallel:slope_difference"]
+    if isinstance(diffs, Missing) or not np.isfinite(pred["c_par"]) or not np.isfinite(pred["c_cond"]):
+        out["parallel:predicted_sign_agreement"] = Missing("no calibrated prediction or no fresh slope difference")
+    else:
+        comps = []
+        for inst, m in diffs.components:
+            sign = float(np.sign(pred["predicted"][inst]))
+            comps.append((inst, Measurement(value=sign * m.value, replicates=sign * np.asarray(m.replicates), runs=m.runs,
+                                            evidence=f"predicted difference {V.sig(pred['predicted'][inst])}")))
+        out["parallel:predicted_sign_agreement"] = Measurement(
+            components=comps, evidence=(f"c_par = {V.sig(pred['c_par'])}, c_cond = {V.sig(pred['c_cond'])} from the "
+                                        "calibration runs; predicted differences " + ", ".join(
+                                            f"{i} {V.sig(pred['predicted'][i])}" for i, _ in diffs.components)))
+    out.update(_constants(s, split, pred))
+    return out
+
+
+def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
+    """The calibrated constants with bootstrap replicates over the calibration runs."""
+    from .fits import ols_slope
+
+    out = {}
+    for alg, key, idx in (("car_parallel", "parallel:c_par", 0), ("car_cond", "parallel:c_cond", 1)):
+        layout, arrays = [], []
+        for inst, by_alg in split.items():
+            cells = [(x, p[0]) for x, p in by_alg.get(alg, []) if p[0].size]
+            if len(cells) < 2:
+                continue
+            term = pred["info"][inst][idx]
+            layout.append(([x for x, _ in cells], list(range(len(arrays), len(arrays) + len(cells))), term))
+            arrays += [a for _, a in cells]
+        if not layout:
+            out[key] = Missing("no calibration runs at this fidelity")
+            continue
+
+        def fn(*xs, layout=layout):
+            return float(np.mean([ols_slope(x, [xs[i].mean() for i in idx]) / term for x, idx, term in layout]))
+
+        name = "H_ver" if alg == "car_parallel" else "the sum over pairs of 1/Delta^2"
+        out[key] = _boot(s, key, arrays, fn, evidence=f"slope of {alg} over {name}, mean over {len(layout)} "
+                                                      "calibration instances")
+    return out
+
+
+def why_missing(stat: str) -> str:
+    """The reason a registry statistic has no measurement: a ``δ`` (or study) the active fidelity
+    does not configure, or a name the package does not compute."""
+    import re
+
+    if re.search(r":d[0-9][0-9pem]*$", stat):
+        return f"statistic {stat!r}: its delta is not configured at this fidelity"
+    if stat.startswith("parallel:slope_difference_calibration:"):
+        return f"statistic {stat!r}: its instance has no calibration runs at this fidelity"
+    return f"statistic {stat!r} not computed"
+
+
+#: The tables the checks read (file stem).
+TABLES = ("toy", "instances", "pac", "epochs", "lower_bounds", "oracles", "lemma9", "car_cond", "car_cond_fits",
+          "parallel", "parallel_fits")
 
 
 def write_checks(ctx) -> None:
-    """Step ``checks``: ``checks.csv`` (+ sidecar) from the studies' tables."""
+    """Step ``checks``: ``checks.csv`` (+ sidecar) from the studies' tables and runs."""
     import os
 
+    from .cells import STUDIES
+    from .studies import load_cells
+
     paths = {os.path.splitext(os.path.basename(p))[0]: p for p in ctx.input.tables}
+    loaded = {study: load_cells(ctx, study) for study in STUDIES if study in ctx.settings}
 
     def evaluate(registry):
         tables = {name: read_rows(paths[name]) for name in TABLES if name in paths}
-        ms = measurements(tables, ctx.settings)
-        return evaluate_with_reasons(registry, lambda stat: ms.get(stat, Missing(f"statistic {stat!r} not computed")),
+        ms = measurements(tables, ctx.settings, loaded)
+        return evaluate_with_reasons(registry, lambda stat: ms.get(stat, Missing(why_missing(stat))),
                                      ctx.settings["fidelity"])
 
     write_checks_step(ctx, evaluate, inputs=list(ctx.input.tables), seeds={"seed": int(ctx.settings["seed"])})

@@ -1,42 +1,51 @@
-"""The tables and figures of the Chen et al. 2020 studies X1-X7 (one step per study).
+"""The tables and figures of the Chen et al. 2020 studies X1-X7 (one step per study, X5b included).
 
 Each step reads the sample families of its study (:mod:`.cells`; the columns of a run are listed
 in :mod:`.runs`), computes the ground truth of every instance from the true ``P``
 (:func:`.runs.truths`, :mod:`duelbench.cpe.hardness`) and writes one row per cell, the fits of
 the study, and one figure.  Every table says in ``prediction`` what the theory predicts for
-the row and in ``agrees`` (true / false / empty) whether the observation agrees; the checks of
-``data/published/chen2020.yaml`` read these tables.
+the row and in ``agrees`` (true / false / empty) whether the observation agrees, on point
+estimates; the checks of ``data/published/chen2020.yaml`` (:mod:`.checks`) read these tables and
+the runs, and decide on intervals.
 
 * ``pac`` (Theorem 1, L180-L188): miss rate of CLUCB-Borda-PAC against ``δ`` with its
   Clopper-Pearson interval, samples against ``N1`` (Eq. 10, L720) and ``N1′`` (Eq. 9, L716).
-* ``hardness`` (Theorems 1-2): OLS slopes of log samples on ``log(H_ε ln(H_ε/δ))`` (PAC) and on
-  ``log(1/s)`` (exact sampler, F1 instances whose gaps scale with ``s``).
+* ``hardness`` (Theorems 1-2): slopes of log samples on ``log(H_ε ln(H_ε/δ))`` (PAC, a fixed
+  effect per instance) and on ``log(1/s)`` (exact sampler, F1 instances whose gaps scale with
+  ``s``, a fixed effect per θ-draw, capped runs censored; :mod:`.fits`).
 * ``epochs`` (Theorem 2, proof L800-L812): the final epoch of CLUCB-Borda-Exact against
   ``q* = ⌊log₂(ℓ/Δ_min)⌋ + 1``, errors, samples against ``N2``.
+* ``lower_bounds`` (Theorems 3 and 6): mean samples of the exact-sampler CLUCB and of CAR-Cond
+  over the lower bounds ``N3`` (L870-L874) and ``N6`` (L1376-L1381) on instances that meet the
+  theorems' conditions.
 * ``oracles`` (Section 4.2, Eq. 6): the LP against enumeration and the FPTAS (Algorithms 6-7) at
   small budgets, beside the paper's budget at ``ε = 0.1``.
+* ``lemma9`` (Lemma 9, L1188-L1243): Algorithm 6 with an exact projection at the paper's
+  ``T(ε)``, every case's error against ``ε`` and ``2ℓK/√T`` (:mod:`.lemma9`).
 * ``car_cond`` (Theorem 4, L298-L302): errors against ``δ``, samples against ``N4``
   (L1049-L1066) and the slope against ``H4`` (the ``O(·)`` argument of L302).
 * ``parallel`` (Theorem 5, L374-L380): slopes of mean samples against ``ln(1/δ)`` for CAR-Cond and
-  CAR-Parallel.
+  CAR-Parallel, on calibration runs (which fix the constants of the predicted slope difference)
+  and on fresh runs (which judge it).
 
 Decisions
 ---------
-* S1 - intervals.  Rates are judged with the two-sided Clopper-Pearson 99% interval
-  (:func:`clopper_pearson`): a theorem's "with probability at least ``1 − δ``" is contradicted
-  only when the interval's lower end exceeds ``δ`` (a sample of runs can never confirm a
-  probability bound, only fail to contradict it).
+* S1 - intervals.  Rates carry the two-sided Clopper-Pearson 95% interval of the statistics
+  contract (:func:`clopper_pearson`, :func:`duelbench.report.verdict.proportion`); a table's
+  ``agrees`` says whether the interval's lower end stays at or below ``δ`` (no contradiction).
+  The checks decide on the same interval (pass below ``δ``, fail above, inconclusive across).
 * S2 - capped runs.  A run stopped at ``max_samples`` (Borda) or ``max_rounds`` (Condorcet)
   returned nothing and its sample count is only a lower bound: it is a miss / an error, it
   counts as beyond ``q*`` in ``epochs`` and as above every explicit bound (``N1``, ``N1′``,
-  ``N2``, ``N4``), and a cell holding any capped run is left out of the slope fits.
-* S3 - fits.  Slopes are OLS of ``log(mean samples)`` on ``log(x)`` over cells
-  (:func:`loglog_fit`, ``scipy.stats.linregress``; ``se`` its standard error, empty with fewer
-  than three points); the parallel study fits mean samples linearly on ``ln(1/δ)``
-  (:func:`linear_fit`).  A fit agrees when its slope lies in the declared range
-  (``[0.6, 1.4]`` for the PAC and CAR-Cond slopes of Theorems 1 and 4, ``[1.5, 2.6]`` against
-  ``1/s`` for Theorem 2: ``H^B ∝ 1/s²`` with logarithmic factors above); the standard error is
-  reported beside, not folded in.
+  ``N2``, ``N4``); in the hardness fits it is a right-censored observation (:mod:`.fits`).
+* S3 - fits.  The hardness slopes have a fixed effect per instance (PAC) or θ-draw (exact
+  sampler), capped runs censored (:func:`.fits.fe_slope`); the slopes within each group are shown
+  beside.  The CAR-Cond slope is OLS of ``log(mean samples)`` on ``log H4`` over cells
+  (:func:`loglog_fit`); the parallel study fits mean samples linearly on ``ln(1/δ)``
+  (:func:`linear_fit`).  Tables give point estimates; the intervals that decide the checks are
+  bootstrap intervals over runs (:mod:`.checks`).  A fit's ``agrees`` compares its point estimate
+  with the declared range (``[0.6, 1.4]`` for the PAC and CAR-Cond slopes of Theorems 1 and 4,
+  ``[1.5, 2.6]`` against ``1/s`` for Theorem 2: ``H^B ∝ 1/s²`` with logarithmic factors above).
 * S4 - labels.  A cell is labelled by how its job differs from the declared readings
   (``settings["borda"]``, ``settings["car"]``): ``declared``, ``biased sampler``,
   ``radius over m``, ``self-duel X = 1/2``, ``every round``, ``FPTAS oracle`` (joined by
@@ -63,8 +72,6 @@ import numpy as np
 from .. import log_to
 from ..contract import StepContext
 
-#: Confidence level of the Clopper-Pearson intervals (decision S1).
-LEVEL = 0.99
 #: Agreement tolerance of two LP values (decision S5).
 LP_TOL = 1e-7
 #: The stream of run ``i`` of a cell (reading C2), recorded in every sidecar.
@@ -75,29 +82,36 @@ EXACT_RANGE = (1.5, 2.6)
 CAR_RANGE = (0.6, 1.4)
 
 PAC_COLUMNS = ["cell", "instance", "label", "eps", "delta", "sampler", "radius_count", "self_duel", "runs", "misses",
-               "miss_rate", "cp99_low", "cp99_high", "exact_rate", "capped", "mean_samples", "se_samples",
+               "miss_rate", "cp_low", "cp_high", "exact_rate", "capped", "mean_samples", "se_samples",
                "median_samples", "q25_samples", "q75_samples", "mean_self_duels", "H_eps", "N1", "N1_prime",
-               "runs_above_N1", "runs_above_N1_prime", "cp99_low_above_N1", "cp99_low_above_N1_prime", "mean_over_N1",
+               "runs_above_N1", "runs_above_N1_prime", "cp_low_above_N1", "cp_low_above_N1_prime", "mean_over_N1",
                "prediction", "agrees"]
 HARDNESS_COLUMNS = ["part", "cell", "instance", "n", "ell", "s", "draw", "eps", "delta", "runs", "mean_samples",
                     "se_samples", "median_samples", "capped", "exact_rate", "H_B", "H_eps", "x", "prediction", "agrees"]
-FIT_COLUMNS = ["part", "regressor", "slope", "se", "intercept", "points", "excluded", "predicted_low",
-               "predicted_high", "prediction", "agrees"]
+FIT_COLUMNS = ["part", "group", "regressor", "method", "slope", "points", "runs", "censored_runs", "excluded",
+               "predicted_low", "predicted_high", "prediction", "agrees"]
 EPOCH_COLUMNS = ["cell", "instance", "variant", "delta", "runs", "q_star", "N2", "mean_epochs", "max_epochs",
-                 "runs_beyond_qstar", "cp99_low_beyond_qstar", "capped", "returned", "errors", "cp99_low_error",
-                 "mean_samples", "median_samples", "mean_samples_through_qstar", "runs_above_N2", "cp99_low_above_N2",
+                 "runs_beyond_qstar", "cp_low_beyond_qstar", "capped", "returned", "errors", "cp_low_error",
+                 "mean_samples", "median_samples", "mean_samples_through_qstar", "runs_above_N2", "cp_low_above_N2",
                  "prediction", "agrees"]
 ORACLE_COLUMNS = ["n", "ell", "m", "K", "oracle", "cases", "compared", "mean_error", "max_error", "max_above_opt",
                   "mean_calls", "within_0.1", "within_0.05", "paper_calls_eps_0.1", "prediction", "agrees"]
-CAR_COLUMNS = ["cell", "instance", "label", "delta", "runs", "errors", "cp99_low_error", "capped", "mean_samples",
+CAR_COLUMNS = ["cell", "instance", "label", "delta", "runs", "errors", "cp_low_error", "capped", "mean_samples",
                "se_samples", "median_samples", "mean_rounds", "mean_checks", "mean_oracle_calls", "max_calls_per_check",
-               "m", "N4", "runs_above_N4", "cp99_low_above_N4", "H4", "prediction", "agrees"]
+               "m", "N4", "runs_above_N4", "cp_low_above_N4", "H4", "prediction", "agrees"]
 CAR_FIT_COLUMNS = ["part", "regressor", "slope", "se", "intercept", "points", "excluded", "predicted_low",
                    "predicted_high", "prediction", "agrees"]
-PARALLEL_COLUMNS = ["cell", "instance", "algorithm", "delta", "runs", "errors", "cp99_low_error", "capped",
-                    "mean_samples", "se_samples", "median_samples", "H_ver", "pair_term", "prediction", "agrees"]
-PARALLEL_FIT_COLUMNS = ["instance", "algorithm", "regressor", "slope", "se", "intercept", "points", "rate_term",
-                        "slope_over_rate_term", "prediction", "agrees"]
+PARALLEL_COLUMNS = ["cell", "instance", "algorithm", "delta", "runs", "calibration_runs", "fresh_runs", "errors",
+                    "cp_low_error", "capped", "mean_samples", "se_samples", "median_samples", "mean_fresh",
+                    "mean_calibration", "H_ver", "pair_term", "prediction", "agrees"]
+PARALLEL_FIT_COLUMNS = ["instance", "algorithm", "runs_used", "regressor", "slope", "intercept", "points",
+                        "rate_term", "slope_over_rate_term", "predicted", "prediction", "agrees"]
+LOWER_BOUND_COLUMNS = ["cell", "instance", "theorem", "algorithm", "delta", "runs", "errors", "capped",
+                       "mean_samples", "se_samples", "gamma_low", "gamma", "bound", "mean_over_bound", "H_B",
+                       "condorcet_outside_term", "prediction", "agrees"]
+LEMMA9_COLUMNS = ["n", "ell", "m", "K", "eps", "T", "eta", "cases", "matchings", "mean_error", "max_error",
+                  "zero_error_cases", "max_error_over_eps", "bound_2lK_over_sqrtT", "max_error_over_bound",
+                  "prediction", "agrees"]
 
 #: Colours of instances / series in the figures (Okabe-Ito, then greys).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442", "#882255",
@@ -108,33 +122,15 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 # --------------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------------
-def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """The two-sided Clopper-Pearson interval of a binomial proportion (decision S1).
+def clopper_pearson(k: int, n: int) -> tuple[float, float]:
+    """The Clopper-Pearson interval of ``k`` successes in ``n`` trials at the level of the
+    statistics contract (:func:`duelbench.report.verdict.proportion`, 95 %); NaN for ``n = 0``."""
+    from duelbench.report.verdict import proportion
 
-    Parameters
-    ----------
-    k, n : int
-        Successes and trials.
-    level : float
-        Confidence level (0.99: 0.5% in each tail).
-
-    Returns
-    -------
-    (low, high)
-        ``low = Beta⁻¹(α/2; k, n − k + 1)`` (0 for ``k = 0``), ``high = Beta⁻¹(1 − α/2; k + 1, n − k)``
-        (1 for ``k = n``); NaN for ``n = 0``.
-    """
-    from scipy.stats import beta
-
-    k, n = int(k), int(n)
-    if n <= 0:
+    if int(n) <= 0:
         return math.nan, math.nan
-    if not 0 <= k <= n:
-        raise ValueError(f"need 0 ≤ k ≤ n, got k={k}, n={n}")
-    a = 1.0 - float(level)
-    low = 0.0 if k == 0 else float(beta.ppf(a / 2, k, n - k + 1))
-    high = 1.0 if k == n else float(beta.ppf(1 - a / 2, k + 1, n - k))
-    return low, high
+    e = proportion(int(k), int(n))
+    return e.lower, e.upper
 
 
 def _fit(x, y) -> dict:
@@ -326,8 +322,9 @@ def _fit_line(ax, x, fit: Mapping, colour: str, label: str, log: bool = True) ->
 
 
 def _slope_text(fit: Mapping) -> str:
-    se = "" if math.isnan(fit["se"]) else f" ± {fit['se']:.2f}"
-    return f"slope {fit['slope']:.2f}{se} ({fit['points']} points)"
+    se = fit.get("se")
+    se = "" if se is None or math.isnan(se) else f" ± {se:.2f}"
+    return f"slope {fit['slope']:.3g}{se} ({fit['points']} points)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -364,22 +361,22 @@ def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         rows.append({
             "cell": cell.name, "instance": job["instance"]["name"], "label": label, "eps": eps, "delta": delta,
             "sampler": job["sampler"], "radius_count": job["radius_count"], "self_duel": job["self_duel"], "runs": n,
-            "misses": misses, "miss_rate": misses / n if n else math.nan, "cp99_low": lo, "cp99_high": hi,
+            "misses": misses, "miss_rate": misses / n if n else math.nan, "cp_low": lo, "cp_high": hi,
             "exact_rate": float(np.mean(a["exact"])) if n else math.nan,
             "capped": int(capped.sum()), "mean_samples": st["mean"], "se_samples": st["se"],
             "median_samples": st["median"], "q25_samples": st["q25"],
             "q75_samples": st["q75"], "mean_self_duels": float(np.mean(a["self_duels"])) if n else math.nan,
             "H_eps": H, "N1": N1, "N1_prime": N1p, "runs_above_N1": above1, "runs_above_N1_prime": above1p,
-            "cp99_low_above_N1": lo1, "cp99_low_above_N1_prime": lo1p, "mean_over_N1": st["mean"] / N1,
+            "cp_low_above_N1": lo1, "cp_low_above_N1_prime": lo1p, "mean_over_N1": st["mean"] / N1,
             "prediction": ("P(B(Out) < B(M*) - eps) <= delta and P(samples > N1) <= delta (Theorem 1, L180-L188, "
-                           f"Eq. 10): both CP99 lower bounds <= delta{why}"),
+                           f"Eq. 10): both CP95 lower bounds <= delta{why}"),
             "agrees": _all(_le(lo, delta), _le(lo1, delta)),
         })
     return rows
 
 
 def draw_pac(rows: Sequence[Mapping], s: Mapping):
-    """(a) miss rate with CP99 bars against δ, with y = δ; (b) mean samples with N1, N1′ against δ."""
+    """(a) miss rate with CP95 bars against δ, with y = δ; (b) mean samples with N1, N1′ against δ."""
     fig, axes = _figure(1, 2, (13.0, 5.2))
     ax, bx = axes[0]
     insts = [r["instance"] for r in rows]
@@ -392,7 +389,7 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
                      key=lambda r: r["delta"])
         d = np.array([r["delta"] for r in sub]) * (1.0 + 0.035 * (k - len(series) / 2))  # side by side
         rate = np.array([r["miss_rate"] for r in sub])
-        err = np.array([[r["miss_rate"] - r["cp99_low"] for r in sub], [r["cp99_high"] - r["miss_rate"] for r in sub]])
+        err = np.array([[r["miss_rate"] - r["cp_low"] for r in sub], [r["cp_high"] - r["miss_rate"] for r in sub]])
         ls = eps_style[eps] if label == "declared" else "none"
         name = f"{inst}, eps = {eps:g}" + ("" if label == "declared" else f" [{label}]")
         ax.errorbar(d, rate, yerr=err, color=colour[inst], marker=marker[label], ms=5, ls=ls, lw=1, capsize=2,
@@ -410,7 +407,7 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
     ax.set_xscale("log")
     ax.set_xlabel("delta")
     ax.set_ylabel("share of runs with B(Out) < B(M*) - eps")
-    ax.set_title("(a) miss rate with Clopper-Pearson 99% bars", fontsize=10)
+    ax.set_title("(a) miss rate with Clopper-Pearson 95% bars", fontsize=10)
     bx.set_xscale("log")
     bx.set_yscale("log")
     bx.set_xlabel("delta")
@@ -453,15 +450,15 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
             x = H * math.log(H / delta) if H > 0 else math.nan
             wrong = _count(np.asarray(a["eps_optimal"]) < 0.5)
             pred = ("samples proportional to H_eps ln(H_eps/delta) (Theorem 1): a point of the slope-1 fit; "
-                    "P(not eps-optimal) <= delta: CP99 lower bound <= delta")
+                    "P(not eps-optimal) <= delta: CP95 lower bound <= delta")
         else:
             eps, H = math.nan, math.nan
             x = 1.0 / float(spec["s"])
             wrong = n - _count(np.asarray(a["exact"]) > 0.5)
             pred = ("samples proportional to H^B ~ 1/s^2 up to logarithms (Theorem 2): a point of the fit against "
-                    "1/s; P(output != M*) <= delta: CP99 lower bound <= delta")
+                    "1/s; P(output != M*) <= delta: CP95 lower bound <= delta")
         if capped:
-            pred += "; capped runs: left out of the fit"
+            pred += "; capped runs: right-censored in the fit"
         rows.append({
             "part": part, "cell": cell.name, "instance": spec["name"], "n": inst.n, "ell": inst.ell,
             "s": float(spec["s"]) if "s" in spec else math.nan, "draw": int(spec.get("draw", 0)),
@@ -470,31 +467,80 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
             "exact_rate": float(np.mean(a["exact"])) if n else math.nan, "H_B": truth.hardness, "H_eps": H, "x": x,
             "prediction": pred, "agrees": _le(clopper_pearson(wrong, n)[0], delta),
         })
-    fits = []
-    for part, regressor, (low, high), claim in (
-            ("pac", "H_eps ln(H_eps/delta)", PAC_RANGE, "Theorem 1: samples proportional to H_eps ln(H_eps/delta)"),
-            ("exact", "1/s", EXACT_RANGE, "Theorem 2: samples proportional to H^B ~ s^-2 up to logarithms")):
-        sub = [r for r in rows if r["part"] == part]
-        if not sub:
-            continue
-        used = [r for r in sub if r["capped"] == 0]
-        fit = loglog_fit([r["x"] for r in used], [r["mean_samples"] for r in used])
-        fits.append({"part": part, "regressor": regressor, **fit, "excluded": len(sub) - len(used),
-                     "predicted_low": low, "predicted_high": high,
-                     "prediction": f"{claim}: log-log slope in [{low:g}, {high:g}]",
-                     "agrees": _in_range(fit["slope"], low, high)})
+    fits = hardness_fits(s, rows, loaded)
     return rows, fits
 
 
+def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple]:
+    """(group, x, samples) of every cell of one part of the hardness study (:func:`.fits.fe_slope`):
+    PAC cells grouped by instance with ``x = H_ε ln(H_ε/δ)``, exact-sampler cells grouped by
+    θ-draw (``K_{n,ℓ}`` and draw) with ``x = 1/s``."""
+    from duelbench.cpe import hardness
+
+    from .runs import truths
+
+    out = []
+    for cell, a in loaded:
+        job = cell.job
+        if ("pac" if job["algorithm"] == "pac" else "exact") != part:
+            continue
+        spec = job["instance"]
+        inst, truth, _ = truths(spec)
+        if part == "pac":
+            H = hardness.h_eps(truth, float(job["eps"]))
+            out.append((spec["name"], H * math.log(H / float(job["delta"])), np.asarray(a["samples"], dtype=np.float64)))
+        else:
+            out.append((f"K{inst.n},{inst.ell} draw {int(spec.get('draw', 0))}", 1.0 / float(spec["s"]),
+                        np.asarray(a["samples"], dtype=np.float64)))
+    return out
+
+
+def hardness_fits(s: Mapping, rows: Sequence[Mapping], loaded: Sequence[tuple]) -> list[dict]:
+    """The fixed-effect slope of each part (:func:`.fits.fe_slope`, capped runs censored) and the
+    slope within each group over its cells without a capped run (decision S3)."""
+    from .fits import fe_slope, group_slopes
+
+    cap = float(s["borda"]["max_samples"])
+    fits = []
+    for part, regressor, (low, high), claim, by in (
+            ("pac", "H_eps ln(H_eps/delta)", PAC_RANGE, "Theorem 1: samples proportional to H_eps ln(H_eps/delta)",
+             "instance"),
+            ("exact", "1/s", EXACT_RANGE, "Theorem 2: samples proportional to H^B ~ s^-2 up to logarithms", "draw")):
+        cells = hardness_cells(s, loaded, part)
+        if not cells:
+            continue
+        fit = fe_slope(cells, cap)
+        censored = sum(int(np.count_nonzero(c[2] >= cap)) for c in cells)
+        note = (f"; every run of {', '.join(fit.censored_groups)} capped: lower bounds only, not in the fit"
+                if fit.censored_groups else "")
+        fits.append({"part": part, "group": "all (fixed effect per " + by + ")", "regressor": regressor,
+                     "method": "censored-normal MLE of log samples per run, one intercept per " + by
+                               if censored else "OLS of log samples per run, one intercept per " + by,
+                     "slope": fit.slope, "points": len(cells), "runs": fit.runs, "censored_runs": fit.censored_runs,
+                     "excluded": sum(len(c[2]) for c in cells) - fit.runs,
+                     "predicted_low": low, "predicted_high": high,
+                     "prediction": f"{claim}: log-log slope within {by}s in [{low:g}, {high:g}]{note}",
+                     "agrees": _in_range(fit.slope, low, high)})
+        for g, (slope, points) in group_slopes(cells, cap).items():
+            fits.append({"part": part, "group": g, "regressor": regressor,
+                         "method": "OLS of log mean samples over the group's cells without a capped run",
+                         "slope": slope, "points": points, "runs": None, "censored_runs": None, "excluded": None,
+                         "predicted_low": low, "predicted_high": high, "prediction": "shown beside the fit",
+                         "agrees": None})
+    return fits
+
+
 def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
-    """Two log-log panels: samples against ``H_ε ln(H_ε/δ)`` and against ``1/s``, with the fits."""
+    """Two log-log panels: samples against ``H_ε ln(H_ε/δ)`` and against ``1/s``; the fixed-effect
+    slope drawn through each group's cells without a capped run."""
     fig, axes = _figure(1, 2, (12.5, 5.0))
     for ax, part, xlabel, title in (
             (axes[0][0], "pac", "H_eps ln(H_eps/delta)", "(a) CLUCB-Borda-PAC over eps (Theorem 1)"),
             (axes[0][1], "exact", "1/s", "(b) exact sampler (V2) over s (Theorem 2)")):
         sub = [r for r in rows if r["part"] == part]
-        key = (lambda r: r["instance"]) if part == "pac" else (lambda r: f"K_{r['n']},{r['ell']} draw {r['draw']}")
+        key = (lambda r: r["instance"]) if part == "pac" else (lambda r: f"K{r['n']},{r['ell']} draw {r['draw']}")
         colour = _colours(key(r) for r in sub)
+        fit = next((f for f in fits if f["part"] == part and f["group"].startswith("all")), None)
         for name in colour:
             pts = [r for r in sub if key(r) == name]
             full = [r for r in pts if r["capped"] == 0]
@@ -503,20 +549,27 @@ def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
                         yerr=[_nz(r["se_samples"]) for r in full], color=colour[name], marker="o", ms=5, ls="none",
                         capsize=2, label=name)
             if capped:
-                ax.plot([r["x"] for r in capped], [r["mean_samples"] for r in capped], color=colour[name], marker="o",
-                        mfc="white", ms=6, ls="none", label=f"{name} (capped runs, not fitted)")
-        fit = next((f for f in fits if f["part"] == part), None)
+                ax.plot([r["x"] for r in capped], [r["mean_samples"] for r in capped], color=colour[name], marker="^",
+                        mfc="white", ms=7, ls="none", label=f"{name}: capped runs (lower bounds, censored)")
+            if fit is not None and full and np.isfinite(fit["slope"]):
+                lx = np.log([r["x"] for r in full])
+                ly = np.log([r["mean_samples"] for r in full])
+                grid = np.linspace(lx.min(), lx.max(), 20) if np.ptp(lx) > 0 else lx
+                ax.plot(np.exp(grid), np.exp(ly.mean() + fit["slope"] * (grid - lx.mean())), color=colour[name],
+                        lw=1.0, ls="--")
         if fit is not None:
-            _fit_line(ax, [r["x"] for r in sub if r["capped"] == 0], fit, "#333333",
-                      f"OLS fit: {_slope_text(fit)}; predicted [{fit['predicted_low']:g}, {fit['predicted_high']:g}]")
+            ax.plot([], [], color="#333333", ls="--",
+                    label=f"common slope {fit['slope']:.3g} ({fit['method'].split(',')[0]}); predicted "
+                          f"[{fit['predicted_low']:g}, {fit['predicted_high']:g}]")
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(xlabel)
         ax.set_ylabel("samples (mean ± s.e.)")
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
-        ax.legend(fontsize=6.5, loc="upper left")
-    fig.suptitle(f"Theorems 1-2: samples against hardness [fidelity {s.get('fidelity')}]", fontsize=11)
+        ax.legend(fontsize=6, loc="upper left")
+    fig.suptitle(f"Theorems 1-2: samples against hardness, slopes within instances [fidelity {s.get('fidelity')}]",
+                 fontsize=11)
     fig.tight_layout()
     return fig
 
@@ -551,22 +604,22 @@ def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
                                        clopper_pearson(above, n)[0])
         if variant == "V2":
             pred = ("returns M* with probability >= 1 - delta, no epochs (exact sampler, CLUCB on the reduced arms): "
-                    "CP99 lower bounds of the error and cap shares <= delta; N2 reported only")
+                    "CP95 lower bounds of the error and cap shares <= delta; N2 reported only")
             agrees = _all(_le(lo_err, delta), _le(lo_beyond, delta))
         else:
             pred = (f"returns M* by epoch q* = {q} with at most N2 samples, with probability >= 1 - delta "
-                    "(Theorem 2, proof L800-L822): CP99 lower bounds of the shares beyond q*, wrong and above N2 "
+                    "(Theorem 2, proof L800-L822): CP95 lower bounds of the shares beyond q*, wrong and above N2 "
                     "<= delta")
             agrees = _all(_le(lo_beyond, delta), _le(lo_err, delta), _le(lo_above, delta))
         rows.append({
             "cell": cell.name, "instance": job["instance"]["name"], "variant": variant, "delta": delta, "runs": n,
             "q_star": q, "N2": N2, "mean_epochs": float(epochs.mean()) if n else math.nan,
             "max_epochs": int(epochs.max()) if n else None, "runs_beyond_qstar": beyond,
-            "cp99_low_beyond_qstar": lo_beyond, "capped": int(capped.sum()), "returned": returned, "errors": errors,
-            "cp99_low_error": lo_err, "mean_samples": _stats(samples)["mean"],
+            "cp_low_beyond_qstar": lo_beyond, "capped": int(capped.sum()), "returned": returned, "errors": errors,
+            "cp_low_error": lo_err, "mean_samples": _stats(samples)["mean"],
             "median_samples": _stats(samples)["median"],
             "mean_samples_through_qstar": float(np.mean(a["samples_through_qstar"])) if n else math.nan,
-            "runs_above_N2": above, "cp99_low_above_N2": lo_above, "prediction": pred, "agrees": agrees,
+            "runs_above_N2": above, "cp_low_above_N2": lo_above, "prediction": pred, "agrees": agrees,
         })
     return rows
 
@@ -614,6 +667,93 @@ def draw_epochs(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
     fig.tight_layout()
     return fig
 
+
+
+# --------------------------------------------------------------------------------------------
+# X4: Theorems 3 and 6, the lower bounds
+# --------------------------------------------------------------------------------------------
+#: Theorem 6 needs gamma strictly below 1/(2(2 + l)) (L1344): its bound is evaluated this close.
+GAMMA6_SHRINK = 1.0 - 1e-12
+
+
+def lower_bound_of(job: Mapping) -> dict:
+    """The lower bound of a lower-bound cell: Theorem 3's N3 (Borda, the largest admissible γ,
+    decision H7 of :mod:`duelbench.cpe.hardness`) or Theorem 6's N6 (Condorcet, γ at its supremum
+    1/(2(2 + ℓ)), decision H10), with the admissible range of γ; ``bound`` is NaN when the
+    instance does not meet the theorem's conditions."""
+    from duelbench.cpe import hardness
+
+    from .runs import truths
+
+    inst, truth, winner = truths(job["instance"])
+    delta = float(job["delta"])
+    if job["algorithm"] == "car_cond":
+        ct = hardness.condorcet_truth(inst)
+        rng = hardness.theorem6_gamma_range(inst, ct)
+        out = ct.gaps[ct.outside]
+        term = float(np.sum(np.where(np.isfinite(out), 1.0 / out**2, 0.0)))
+        if rng is None:
+            return {"theorem": "Theorem 6", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan, "H_B": None,
+                    "condorcet_outside_term": term}
+        g = rng[1] * GAMMA6_SHRINK
+        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": hardness.n6(ct, g, delta),
+                "H_B": None, "condorcet_outside_term": term}
+    rng = hardness.theorem3_gamma_range(inst)
+    if rng is None:
+        return {"theorem": "Theorem 3", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan,
+                "H_B": truth.hardness, "condorcet_outside_term": None}
+    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": hardness.n3(truth, rng[1], delta),
+            "H_B": truth.hardness, "condorcet_outside_term": None}
+
+
+def lower_bounds_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
+    """One row per cell of study ``lower_bounds`` (:data:`LOWER_BOUND_COLUMNS`)."""
+    rows = []
+    for cell, a in loaded:
+        job = cell.job
+        samples = np.asarray(a["samples"], dtype=np.float64)
+        n = samples.size
+        ok_key = "correct" if job["algorithm"] == "car_cond" else "exact"
+        errors = n - _count(np.asarray(a[ok_key]) > 0.5)
+        lb = lower_bound_of(job)
+        st = _stats(samples)
+        name = "CAR-Cond" if job["algorithm"] == "car_cond" else f"CLUCB-Borda-Exact {job['variant']}"
+        bound = lb["bound"]
+        rows.append({"cell": cell.name, "instance": job["instance"]["name"], "algorithm": name,
+                     "delta": float(job["delta"]), "runs": n, "errors": errors,
+                     "capped": _count(np.asarray(a["capped"]) > 0.5), "mean_samples": st["mean"],
+                     "se_samples": st["se"], **lb, "mean_over_bound": st["mean"] / bound if bound > 0 else math.nan,
+                     "prediction": (f"{lb['theorem']}: a delta-correct algorithm draws at least the bound in expectation "
+                                    "(mean samples / bound >= 1)" if np.isfinite(bound) else
+                                    f"{lb['theorem']}'s conditions do not hold on this instance"),
+                     "agrees": None if not np.isfinite(bound) else bool(st["mean"] >= bound)})
+    return rows
+
+
+def draw_lower_bounds(rows: Sequence[Mapping], s: Mapping):
+    """Mean samples over the lower bound per cell (log scale), with the line 1."""
+    fig, axes = _figure(1, 1, (9.0, 4.8))
+    ax = axes[0][0]
+    labels = [f"{r['instance']}\n{r['algorithm'].replace('CLUCB-Borda-Exact', 'V')}\ndelta {r['delta']:g}" for r in rows]
+    colour = {"Theorem 3": PALETTE[0], "Theorem 6": PALETTE[1]}
+    for i, r in enumerate(rows):
+        ratio = r["mean_over_bound"]
+        se = _nz(r["se_samples"]) / r["bound"] if r["bound"] and np.isfinite(r["bound"]) else 0.0
+        ax.errorbar([i], [ratio], yerr=[[min(1.96 * se, ratio * 0.999)], [1.96 * se]], color=colour[r["theorem"]],
+                    marker="o", capsize=3, ls="none")
+    for th, c in colour.items():
+        ax.plot([], [], color=c, marker="o", ls="none", label=f"{th}: mean samples / N{th[-1]}")
+    ax.axhline(1.0, color="#555555", ls="--", lw=1, label="the lower bound")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(rows)))
+    ax.set_xticklabels(labels, fontsize=6.5)
+    ax.set_ylabel("mean samples / lower bound (±1.96 s.e.)")
+    ax.grid(True, which="both", axis="y", alpha=0.25)
+    ax.legend(fontsize=7)
+    fig.suptitle(f"Theorems 3 and 6: measured samples against the lower bounds [fidelity {s.get('fidelity')}]",
+                 fontsize=11)
+    fig.tight_layout()
+    return fig
 
 
 # --------------------------------------------------------------------------------------------
@@ -714,6 +854,70 @@ def draw_oracles(rows: Sequence[Mapping], s: Mapping):
 
 
 # --------------------------------------------------------------------------------------------
+# X5b: Lemma 9 with an exact projection (:mod:`.lemma9`)
+# --------------------------------------------------------------------------------------------
+def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
+    """One row per (size, ε) (:data:`LEMMA9_COLUMNS`)."""
+    from duelbench.cpe.fptas import step_size
+
+    from .lemma9 import eps_key, lemma9_case
+
+    rows = []
+    for cell, a in loaded:
+        job = cell.job
+        inst, _ = lemma9_case(job, 0)
+        for eps in job["eps"]:
+            key = eps_key(eps)
+            err = np.asarray(a[f"error_{key}"], dtype=np.float64)
+            T = int(np.asarray(a[f"T_{key}"])[0]) if err.size else 0
+            bound = 2.0 * inst.ell * inst.K / math.sqrt(T) if T else math.nan
+            worst = float(err.max()) if err.size else math.nan
+            rows.append({
+                "n": inst.n, "ell": inst.ell, "m": inst.m, "K": inst.K, "eps": float(eps), "T": T,
+                "eta": step_size(inst, T, "paper") if T else math.nan, "cases": int(err.size),
+                "matchings": int(np.asarray(a["matchings"])[0]) if err.size else None,
+                "mean_error": float(err.mean()) if err.size else math.nan, "max_error": worst,
+                "zero_error_cases": int(np.count_nonzero(err <= 0.0)),
+                "max_error_over_eps": worst / float(eps), "bound_2lK_over_sqrtT": bound,
+                "max_error_over_bound": worst / bound if T else math.nan,
+                "prediction": ("Lemma 9 (L1188-L1243) with an exact projection: OPT - max_t f(x_t) <= eps at "
+                               f"T = ceil((4lK)^2/eps^2) = {T}, and <= 2lK/sqrt(T) = {bound:.4g} (its proof, L1230-L1241)"),
+                "agrees": bool(worst <= min(float(eps), bound)) if err.size else None})
+    return rows
+
+
+def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
+    """One panel per size: every case's error against 1/sqrt(T), the bound 2lK/sqrt(T) and eps."""
+    from .lemma9 import eps_key
+
+    floor = 1e-12
+    fig, axes = _figure(1, max(1, len(loaded)), (6.2 * max(1, len(loaded)), 5.0))
+    for ax, (cell, a) in zip(axes[0], loaded):
+        mine = sorted((r for r in rows if (r["n"], r["ell"]) == (cell.job["n"], cell.job["ell"])), key=lambda r: r["T"])
+        x = np.array([1.0 / math.sqrt(r["T"]) for r in mine])
+        errs = np.array([np.asarray(a[f"error_{eps_key(r['eps'])}"], dtype=np.float64) for r in mine])
+        for j in range(errs.shape[1] if errs.ndim == 2 else 0):
+            ax.plot(x, np.maximum(errs[:, j], floor), color=PALETTE[0], alpha=0.35, lw=0.8, marker="o", ms=2.5,
+                    label="a case: OPT - best f(x_t)" if j == 0 else None)
+        ax.plot(x, [r["bound_2lK_over_sqrtT"] for r in mine], color=PALETTE[1], lw=1.6,
+                label="2lK/sqrt(T) (proof of Lemma 9, exact projection)")
+        ax.plot(x, [r["eps"] for r in mine], color="#333333", ls="none", marker="_", ms=14, mew=2,
+                label="eps of T = ceil((4lK)^2/eps^2) (Lemma 9)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("1/sqrt(T)")
+        ax.set_ylabel(f"error (floor {floor:g})")
+        ax.set_title(f"K{cell.job['n']},{cell.job['ell']}: {errs.shape[1] if errs.ndim == 2 else 0} cases, "
+                     f"T up to {max((r['T'] for r in mine), default=0):,}", fontsize=10)
+        ax.grid(True, which="both", alpha=0.25)
+        ax.legend(fontsize=7, loc="lower right")
+    fig.suptitle("Lemma 9: Algorithm 6 with an exact projection at the paper's T and step "
+                 f"[fidelity {s.get('fidelity')}]", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
+# --------------------------------------------------------------------------------------------
 # X6: Theorem 4 (CAR-Cond)
 # --------------------------------------------------------------------------------------------
 def _condorcet_truth(spec: Mapping):
@@ -753,15 +957,15 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
                                  "implied")}.get(label, "")
         rows.append({
             "cell": cell.name, "instance": job["instance"]["name"], "label": label, "delta": delta, "runs": n,
-            "errors": errors, "cp99_low_error": lo_err, "capped": int(capped.sum()),
+            "errors": errors, "cp_low_error": lo_err, "capped": int(capped.sum()),
             "mean_samples": st["mean"], "se_samples": st["se"], "median_samples": st["median"],
             "mean_rounds": float(np.mean(a["rounds"])) if n else math.nan,
             "mean_checks": float(checks.mean()) if n else math.nan,
             "mean_oracle_calls": float(calls.mean()) if n else math.nan,
             "max_calls_per_check": float(per_check.max()) if per_check.size else math.nan, "m": inst.m,
-            "N4": N4, "runs_above_N4": above, "cp99_low_above_N4": lo_above, "H4": H4,
+            "N4": N4, "runs_above_N4": above, "cp_low_above_N4": lo_above, "H4": H4,
             "prediction": ("returns the Condorcet winner with probability >= 1 - delta using at most N4 samples "
-                           f"(Theorem 4, L298-L302, L1049-L1066): CP99 lower bounds of the error and above-N4 shares "
+                           f"(Theorem 4, L298-L302, L1049-L1066): CP95 lower bounds of the error and above-N4 shares "
                            f"<= delta{note}"),
             "agrees": _all(_le(lo_err, delta), _le(lo_above, delta)),
         })
@@ -778,7 +982,7 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
 
 
 def draw_car_cond(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
-    """(a) mean samples against H4 with N4 and the fit; (b) error rate against δ with CP99 bars."""
+    """(a) mean samples against H4 with N4 and the fit; (b) error rate against δ with CP95 bars."""
     fig, axes = _figure(1, 2, (13.0, 5.2))
     ax, bx = axes[0]
     colour = _colours(r["instance"] for r in rows)
@@ -808,7 +1012,7 @@ def draw_car_cond(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
         d = np.array([r["delta"] for r in sub]) * (1.0 + 0.04 * (k - len(series) / 2))
         rate = np.array([r["errors"] / r["runs"] for r in sub])
         hi = np.array([clopper_pearson(r["errors"], r["runs"])[1] for r in sub])
-        lo = np.array([r["cp99_low_error"] for r in sub])
+        lo = np.array([r["cp_low_error"] for r in sub])
         bx.errorbar(d, rate, yerr=[rate - lo, hi - rate], color=colour[inst], marker=marker[label], ms=5, capsize=2,
                     ls="-" if label == "declared" else "none", mfc=colour[inst] if label == "declared" else "white",
                     label=inst + ("" if label == "declared" else f" [{label}]"))
@@ -816,7 +1020,7 @@ def draw_car_cond(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     bx.set_xscale("log")
     bx.set_xlabel("delta")
     bx.set_ylabel("share of runs without the Condorcet winner")
-    bx.set_title("(b) error rate with Clopper-Pearson 99% bars", fontsize=10)
+    bx.set_title("(b) error rate with Clopper-Pearson 95% bars", fontsize=10)
     for axis in (ax, bx):
         axis.grid(True, which="both", alpha=0.25)
         axis.legend(fontsize=6.5, loc="upper left")
@@ -838,9 +1042,61 @@ def _pair_term(gaps) -> float:
     return float(np.sum(1.0 / finite**2))
 
 
+def parallel_split(s: Mapping, cell, samples) -> tuple[np.ndarray, np.ndarray]:
+    """(calibration runs, fresh runs) of a parallel cell: runs ``0 … calibration.runs − 1`` of the
+    declared instances at the calibration deltas fix the constants of the prediction; every other
+    run judges it (fresh runs only, so the extension is not an optional stop)."""
+    p = s["parallel"]
+    cal = p.get("calibration", {"delta": [], "runs": 0})
+    x = np.asarray(samples, dtype=np.float64)
+    job = cell.job
+    if job["instance"]["name"] in p["instances"] and any(math.isclose(float(job["delta"]), float(d), rel_tol=1e-12)
+                                                         for d in cal["delta"]):
+        k = min(int(cal["runs"]), x.size)
+        return x[:k], x[k:]
+    return x[:0], x
+
+
+def _parallel_slopes(s: Mapping, groups: Mapping, which: int) -> dict:
+    """(instance, algorithm) -> OLS slope of mean samples on ln(1/δ) over the cells with runs in
+    part ``which`` (0 calibration, 1 fresh), and the cells used."""
+    from .fits import ols_slope
+
+    out = {}
+    for key, cells in groups.items():
+        pts = [(math.log(1.0 / d), float(np.mean(parts[which]))) for d, parts in cells if parts[which].size]
+        out[key] = (ols_slope([p[0] for p in pts], [p[1] for p in pts]), len(pts))
+    return out
+
+
+def parallel_prediction(s: Mapping, loaded: Sequence[tuple]) -> dict:
+    """The calibrated constants and, per instance, the predicted slope difference:
+    ``c_par = mean over calibration instances of slope(CAR-Parallel)/H_ver``, ``c_cond`` likewise with
+    ``sum over pairs of 1/Delta^2``, and ``D_hat = c_par H_ver − c_cond sum 1/Delta^2``."""
+    info, groups = {}, {}
+    for cell, a in loaded:
+        job = cell.job
+        _, ct = _condorcet_truth(job["instance"])
+        name = job["instance"]["name"]
+        info[name] = (ct.h_ver, _pair_term(ct.pair_gaps))
+        groups.setdefault((name, job["algorithm"]), []).append((float(job["delta"]),
+                                                                parallel_split(s, cell, a["samples"])))
+    cal = _parallel_slopes(s, groups, 0)
+    ratios = {"car_parallel": [], "car_cond": []}
+    for (name, algorithm), (slope, points) in cal.items():
+        if points >= 2 and np.isfinite(slope):
+            term = info[name][0] if algorithm == "car_parallel" else info[name][1]
+            ratios[algorithm].append(slope / term)
+    c_par = float(np.mean(ratios["car_parallel"])) if ratios["car_parallel"] else math.nan
+    c_cond = float(np.mean(ratios["car_cond"])) if ratios["car_cond"] else math.nan
+    return {"c_par": c_par, "c_cond": c_cond, "info": info, "groups": groups,
+            "predicted": {n: c_par * hv - c_cond * pt for n, (hv, pt) in info.items()}}
+
+
 def parallel_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], list[dict]]:
     """Rows per cell (:data:`PARALLEL_COLUMNS`), and per instance the slopes of both algorithms
-    against ``ln(1/δ)`` and their comparison (:data:`PARALLEL_FIT_COLUMNS`)."""
+    against ``ln(1/δ)`` on the calibration and on the fresh runs, the calibrated constants and the
+    predicted and measured slope differences (:data:`PARALLEL_FIT_COLUMNS`)."""
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -848,51 +1104,60 @@ def parallel_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         delta = float(job["delta"])
         samples = np.asarray(a["samples"], dtype=np.float64)
         n = samples.size
+        cal, fresh = parallel_split(s, cell, samples)
         errors = n - _count(np.asarray(a["correct"]) > 0.5)
         st = _stats(samples)
         theorem = "Theorem 5 (L374-L380)" if job["algorithm"] == "car_parallel" else "Theorem 4 (L298-L302)"
         lo = clopper_pearson(errors, n)[0]
         rows.append({
             "cell": cell.name, "instance": job["instance"]["name"], "algorithm": job["algorithm"], "delta": delta,
-            "runs": n, "errors": errors, "cp99_low_error": lo, "capped": _count(np.asarray(a["capped"]) > 0.5),
-            "mean_samples": st["mean"], "se_samples": st["se"], "median_samples": st["median"], "H_ver": ct.h_ver,
+            "runs": n, "calibration_runs": cal.size, "fresh_runs": fresh.size, "errors": errors, "cp_low_error": lo,
+            "capped": _count(np.asarray(a["capped"]) > 0.5), "mean_samples": st["mean"], "se_samples": st["se"],
+            "median_samples": st["median"], "mean_fresh": float(fresh.mean()) if fresh.size else math.nan,
+            "mean_calibration": float(cal.mean()) if cal.size else math.nan, "H_ver": ct.h_ver,
             "pair_term": _pair_term(ct.pair_gaps),
-            "prediction": (f"returns the Condorcet winner with probability >= 1 - delta ({theorem}): CP99 lower bound "
+            "prediction": (f"returns the Condorcet winner with probability >= 1 - delta ({theorem}): CP95 lower bound "
                            "of the error share <= delta"),
             "agrees": _le(lo, delta)})
+    pred = parallel_prediction(s, loaded)
     fits = []
-    for inst in dict.fromkeys(r["instance"] for r in rows):
-        slopes = {}
-        for algorithm, term, claim in (
-                ("car_cond", "pair_term", "Theorem 4: slope set by the pair gaps, sum over pairs 1/D^2"),
-                ("car_parallel", "H_ver", "Theorem 5: slope set by H_ver")):
-            sub = [r for r in rows if (r["instance"], r["algorithm"]) == (inst, algorithm)]
-            if not sub:
-                continue
-            fit = linear_fit([math.log(1.0 / r["delta"]) for r in sub], [r["mean_samples"] for r in sub])
-            slopes[algorithm] = fit
-            rate = sub[0][term]
-            fits.append({"instance": inst, "algorithm": algorithm, "regressor": "ln(1/delta)", **fit,
-                         "rate_term": rate, "slope_over_rate_term": fit["slope"] / rate if rate > 0 else math.nan,
-                         "prediction": f"{claim}: mean samples grow linearly in ln(1/delta) with a positive slope",
-                         "agrees": None if math.isnan(fit["slope"]) else bool(fit["slope"] > 0)})
-        if len(slopes) == 2:
-            a, b = slopes["car_parallel"], slopes["car_cond"]
-            diff = a["slope"] - b["slope"]
-            fits.append({"instance": inst, "algorithm": "comparison",
-                         "regressor": "slope(CAR-Parallel) - slope(CAR-Cond)",
-                         "slope": diff, "se": math.sqrt(a["se"] ** 2 + b["se"] ** 2), "intercept": math.nan,
-                         "points": min(a["points"], b["points"]), "rate_term": math.nan,
-                         "slope_over_rate_term": math.nan,
-                         "prediction": "CAR-Parallel's slope below CAR-Cond's (Theorem 5 against Theorem 4)",
-                         "agrees": None if math.isnan(diff) else bool(diff < 0)})
+    for which, label in ((0, "calibration"), (1, "fresh")):
+        slopes = _parallel_slopes(s, pred["groups"], which)
+        for inst in dict.fromkeys(r["instance"] for r in rows):
+            hv, pt = pred["info"][inst]
+            pair = {}
+            for algorithm, term, claim in (("car_cond", pt, "Theorem 4: slope set by the pair gaps"),
+                                           ("car_parallel", hv, "Theorem 5: slope set by H_ver")):
+                slope, points = slopes.get((inst, algorithm), (math.nan, 0))
+                if points < 2:
+                    continue
+                pair[algorithm] = slope
+                c = pred["c_cond"] if algorithm == "car_cond" else pred["c_par"]
+                fits.append({"instance": inst, "algorithm": algorithm, "runs_used": label, "regressor": "ln(1/delta)",
+                             "slope": slope, "intercept": math.nan, "points": points, "rate_term": term,
+                             "slope_over_rate_term": slope / term if term > 0 else math.nan,
+                             "predicted": c * term,
+                             "prediction": f"{claim}: slope = c x rate term, c calibrated on the calibration runs",
+                             "agrees": None})
+            if len(pair) == 2:
+                diff = pair["car_parallel"] - pair["car_cond"]
+                d_hat = pred["predicted"][inst]
+                fits.append({"instance": inst, "algorithm": "comparison", "runs_used": label,
+                             "regressor": "slope(CAR-Parallel) - slope(CAR-Cond)", "slope": diff,
+                             "intercept": math.nan, "points": None, "rate_term": math.nan,
+                             "slope_over_rate_term": math.nan, "predicted": d_hat,
+                             "prediction": (f"predicted difference c_par H_ver - c_cond sum 1/D^2 = {d_hat:.4g} "
+                                            f"(c_par = {pred['c_par']:.4g}, c_cond = {pred['c_cond']:.4g}); "
+                                            "Theorem 5 against Theorem 4: below 0 for small delta"),
+                             "agrees": None if math.isnan(diff) or math.isnan(d_hat) else bool(np.sign(diff) == np.sign(d_hat))})
     return rows, fits
 
 
 def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
-    """One panel per instance: mean samples against ln(1/δ), both algorithms, fitted lines."""
+    """One panel per instance: mean samples of the fresh runs against ln(1/δ) for both algorithms,
+    the slope fitted through the centroid, and the calibration runs' means (open markers)."""
     insts = list(dict.fromkeys(r["instance"] for r in rows)) or ["(none)"]
-    fig, axes = _figure(1, len(insts), (max(8.0, 5.6 * len(insts)), 5.0))
+    fig, axes = _figure(1, len(insts), (max(8.0, 5.4 * len(insts)), 5.0))
     style = {"car_cond": (PALETTE[0], "o", "CAR-Cond"), "car_parallel": (PALETTE[1], "s", "CAR-Parallel")}
     for ax, inst in zip(axes[0], insts):
         for algorithm, (c, mk, name) in style.items():
@@ -900,17 +1165,28 @@ def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
                          key=lambda r: -r["delta"])
             if not sub:
                 continue
-            x = [math.log(1.0 / r["delta"]) for r in sub]
-            ax.errorbar(x, [r["mean_samples"] for r in sub], yerr=[_nz(r["se_samples"]) for r in sub], color=c,
-                        marker=mk, ls="none", capsize=2, label=name)
-            fit = next((f for f in fits if (f["instance"], f["algorithm"]) == (inst, algorithm)), None)
-            if fit is not None:
-                _fit_line(ax, x, fit, c, f"{name} fit: {_slope_text(fit)}", log=False)
+            fresh = [r for r in sub if r["fresh_runs"]]
+            x = np.array([math.log(1.0 / r["delta"]) for r in fresh])
+            y = np.array([r["mean_fresh"] for r in fresh])
+            ax.plot(x, y, color=c, marker=mk, ls="none", label=f"{name} (fresh runs)")
+            cal = [r for r in sub if r["calibration_runs"]]
+            if cal:
+                ax.plot([math.log(1.0 / r["delta"]) for r in cal], [r["mean_calibration"] for r in cal], color=c,
+                        marker=mk, mfc="white", ls="none", label=f"{name} (calibration runs 0-{cal[0]['calibration_runs'] - 1})")
+            fit = next((f for f in fits if (f["instance"], f["algorithm"], f["runs_used"]) == (inst, algorithm, "fresh")),
+                       None)
+            if fit is not None and x.size >= 2 and np.isfinite(fit["slope"]):
+                grid = np.linspace(x.min(), x.max(), 20)
+                ax.plot(grid, y.mean() + fit["slope"] * (grid - x.mean()), color=c, ls="--", lw=1.1,
+                        label=f"slope {fit['slope']:.3g} (predicted {fit['predicted']:.3g})")
+        comp = next((f for f in fits if (f["instance"], f["algorithm"], f["runs_used"]) == (inst, "comparison", "fresh")),
+                    None)
+        title = inst if comp is None else f"{inst}: slope difference {comp['slope']:.3g}, predicted {comp['predicted']:.3g}"
         ax.set_xlabel("ln(1/delta)")
-        ax.set_ylabel("samples (mean ± s.e.)")
-        ax.set_title(inst, fontsize=10)
+        ax.set_ylabel("mean samples")
+        ax.set_title(title, fontsize=9.5)
         ax.grid(True, alpha=0.25)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.legend(fontsize=6.5, loc="upper left")
     fig.suptitle(f"Theorem 5 (CAR-Parallel, Algorithm 3) against Theorem 4 (CAR-Cond):\nsamples against ln(1/delta) "
                  f"[fidelity {s.get('fidelity')}]", fontsize=11)
     fig.tight_layout()
@@ -971,3 +1247,13 @@ def car_cond(ctx: StepContext) -> None:
 def parallel(ctx: StepContext) -> None:
     """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure (+ sidecars)."""
     _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
+
+
+def lower_bounds(ctx: StepContext) -> None:
+    """Step ``lower_bounds``: ``lower_bounds.csv`` and its figure (+ sidecars)."""
+    _study_step(ctx, "lower_bounds", lower_bounds_table, LOWER_BOUND_COLUMNS, draw_lower_bounds)
+
+
+def lemma9(ctx: StepContext) -> None:
+    """Step ``lemma9``: ``lemma9.csv`` and its figure (+ sidecars)."""
+    _study_step(ctx, "lemma9", lemma9_table, LEMMA9_COLUMNS, draw_lemma9, with_loaded=True)

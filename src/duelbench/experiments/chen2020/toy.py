@@ -22,6 +22,16 @@ ground truth (Chen et al. 2020, L46-L87, L561-L599).
     The two winners of L83-L87 and every ``B(M)`` (Eq. 2).
 ``width_example:width``
     ``width(G)`` of the reconstruction of Figures 8-10 by enumeration (4, L599).
+``errata:h_eps_limit_over_h_b`` / ``errata:h_eps_limit_over_width2_h_b``
+    ``H^B_ε`` of the toy at an ``ε`` below ``Δ^B_min/width(G)`` (where every term of L186 is
+    ``width²/Δ²``) over ``H^B`` (L188 prints that they coincide) and over ``width(G)²·H^B``.
+``errata:l229_unnormalised_max_score`` / ``errata:l229_normalised_max_score``
+    The largest ``χ_Mᵀ P χ_{M^C_*}`` over ``M ≠ M^C_*`` on the toy (L229 prints it below 1/2) and
+    the same with the ``1/ℓ`` of Eq. (1).
+``errata:lemma7_gradient_over_k_k21``
+    On ``K_{2,1}`` (``K = 1``, ``m = 2``) with ``Q = 1`` on every comparable pair, the largest
+    ``‖(1/ℓ) Q χ_y‖₂`` (a sub-gradient of ``f``, L316) over the matchings ``y`` divided by ``K``:
+    Lemma 7 (L1127) prints that ``f`` is ``K``-Lipschitz; ``√m/ℓ`` bounds the gradient instead.
 informational rows
     ``toy:matchings`` (``|ℳ|``), ``toy:q_star``, ``toy:H_B``, ``toy:delta_min``, ``toy:H_ver``,
     ``toy:condorcet_min_f``.
@@ -71,7 +81,7 @@ TOY_POSITIONS = (0, 0, 0, 1, 1)
 
 TOY_COLUMNS = ["statistic", "value", "evidence", "prediction", "agrees"]
 INSTANCE_COLUMNS = ["name", "family", "n", "ell", "m", "K", "matchings", "borda_winner", "delta_min", "H_B", "width",
-                    "q_star", "condorcet_winner", "H_ver", "prediction", "agrees"]
+                    "q_star", "condorcet_winner", "H_ver", "condorcet_outside_term", "prediction", "agrees"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,6 +203,48 @@ def toy_rows() -> list[dict]:
     f = np.asarray(ct.f_winner, dtype=np.float64)
     others = f[~(ct.matchings == ct.winner[None, :]).all(axis=1)]
     add("toy:condorcet_min_f", float(others.min()), "min over M != M^C_* of f(M^C_*, M, P) (> 1/2, L87)")
+    rows += errata_rows(inst, truth, ct)
+    return rows
+
+
+def errata_rows(inst, truth, ct) -> list[dict]:
+    """The rows ``errata:*`` of ``toy.csv`` (see the module docstring): exact facts that show
+    errata E20 (L188), E3 (L229) and E11 (L1127) of the registry."""
+    from duelbench.cpe import hardness
+    from duelbench.cpe.instance import BipartiteInstance
+    from duelbench.cpe.matching import enumerate_matchings
+
+    rows = []
+
+    def add(stat, value, evidence, prediction="", agrees=None):
+        rows.append({"statistic": stat, "value": value, "evidence": evidence, "prediction": prediction,
+                     "agrees": agrees})
+
+    w, hb = truth.width, truth.hardness
+    eps = truth.delta_min / (2.0 * max(w, 1))
+    h = hardness.h_eps(truth, eps)
+    add("errata:h_eps_limit_over_h_b", h / hb,
+        f"toy: H_eps at eps = {eps!r} (below Delta_min/width = {truth.delta_min / max(w, 1)!r}) = {h!r}; H^B = {hb!r}; "
+        f"width(G) = {w}", "L188: H_eps coincides with H^B when eps is small enough (ratio 1)", bool(abs(h / hb - 1) < 1e-9))
+    add("errata:h_eps_limit_over_width2_h_b", h / (w * w * hb),
+        f"toy: H_eps = {h!r} = width^2 x H^B = {w}^2 x {hb!r} (every term of L186 is width^2/Delta^2 there)",
+        "H_eps tends to width(G)^2 H^B (ratio 1)", bool(abs(h / (w * w * hb) - 1) < 1e-9))
+    is_winner = (ct.matchings == ct.winner[None, :]).all(axis=1)
+    f_to = hardness.matchings_f(inst, ct.matchings, ct.winner[None, :])[:, 0]  # f(M, M^C_*, P) = (1/l) chi^T P chi
+    unnorm = float((inst.ell * f_to)[~is_winner].max())
+    norm = float(f_to[~is_winner].max())
+    add("errata:l229_unnormalised_max_score", unnorm,
+        f"toy: largest chi_M^T P chi_(M^C_*) over the {int((~is_winner).sum())} matchings M != M^C_* (l = {inst.ell})",
+        "L229 as printed: chi_M^T P chi_(M^C_*) < 1/2 for every M != M^C_*", bool(unnorm < 0.5))
+    add("errata:l229_normalised_max_score", norm, "toy: the same with the 1/l of Eq. (1), i.e. max f(M, M^C_*, P)",
+        "(1/l) chi_M^T P chi_(M^C_*) < 1/2 for every M != M^C_* (the Condorcet winner wins, L87)", bool(norm < 0.5))
+    k21 = BipartiteInstance(n=2, ell=1, edges=((0, 0), (1, 0)), P=np.full((2, 2), 0.5), name="K2,1")
+    Q = np.where(k21.comparable_mask, 1.0, 0.0)
+    norms = [float(np.linalg.norm(Q[:, y].sum(axis=1) / k21.ell)) for y in enumerate_matchings(k21)]
+    add("errata:lemma7_gradient_over_k_k21", max(norms) / k21.K,
+        f"K2,1 (m = {k21.m}, K = {k21.K}, l = {k21.ell}), Q = 1 on comparable pairs: sub-gradients (1/l) Q chi_y of "
+        f"norms {', '.join(repr(v) for v in norms)}; sqrt(m)/l = {float(np.sqrt(k21.m)) / k21.ell!r}",
+        "Lemma 7 (L1127): f is K-Lipschitz (ratio <= 1)", bool(max(norms) / k21.K <= 1.0))
     return rows
 
 
@@ -235,7 +287,11 @@ def instance_row(spec: Mapping) -> dict:
             "width": truth.width if borda else hardness.width(inst),
             "q_star": truth.q_star if borda else None,
             "condorcet_winner": edge_label(winner) if winner is not None else None,
-            "H_ver": ct.h_ver if ct is not None else None, "prediction": pred, "agrees": ok}
+            "H_ver": ct.h_ver if ct is not None else None,
+            "condorcet_outside_term": (float(np.sum(np.where(np.isfinite(ct.gaps[ct.outside]),
+                                                              1.0 / ct.gaps[ct.outside] ** 2, 0.0)))
+                                       if ct is not None else None),
+            "prediction": pred, "agrees": ok}
 
 
 # --------------------------------------------------------------------------------------------
