@@ -263,3 +263,11 @@ def test_registry_kinds(tmp_path):
 def _rewrite(path, old, new):
     path.write_text(path.read_text().replace(old, new))
     return path
+
+
+def test_an_estimate_without_sampling_error_on_the_boundary_fails_an_open_region():
+    """Two identical runs give mean A / mean B = 1 exactly: "A < B" fails, and the p-values agree."""
+    x = np.array([3.0, 5.0, 7.0])
+    d = V.decide(V.mean_ratio(x, x, paired=True), V.parse_region({"below": 1.0}))
+    assert d.verdict == "fail" and d.p_fail == 0.0 and d.p_pass == 1.0
+    assert V.adjusted_verdicts([d, d])[0][0] == "fail"

@@ -499,6 +499,9 @@ class Decision:
 
 
 def _p_values(e: Estimate, region: Region) -> tuple[float, float]:
+    if e.law == "exact" or (e.law == "t" and e.se == 0):  # no sampling error: the relation is certain
+        rel = region.relation(e.lower, e.upper)
+        return (0.0 if rel == "inside" else 1.0), (0.0 if rel == "outside" else 1.0)
     p_in = [e.p_above(region.lower)] if math.isfinite(region.lower) else []
     p_in += [e.p_below(region.upper)] if math.isfinite(region.upper) else []
     p_out = [e.p_below(region.lower)] if math.isfinite(region.lower) else []
