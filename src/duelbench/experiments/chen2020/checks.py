@@ -21,6 +21,8 @@ Statistics
 ``hardness:pac_slope`` / ``hardness:exact_slope``
     The fixed-effect slopes of :func:`.fits.fe_slope` (per instance; per θ-draw with capped runs
     censored); bootstrap over runs within cells (:data:`TOBIT_REPLICATES` for the censored fit).
+``hardness:pac_slope:<instance>``
+    The PAC slope within one instance (OLS of log mean samples over its cells; bootstrap).
 ``epochs:<V>:beyond_qstar:d<δ>``, ``epochs:<V>:error:d<δ>``, ``epochs:<V>:above_n2:d<δ>``
     Proportions pooled over the X3 cells of variant ``V`` at one ``δ``: runs past ``q*`` (capped
     included), errors among returned runs, runs above ``N2`` (capped included).
@@ -46,7 +48,7 @@ Statistics
     bootstrap over runs.
 ``car_cond:max_calls_per_check_over_4m``
     Largest oracle calls per check over ``4m`` over every run (exact).
-``parallel:slope_difference`` / ``parallel:slope_difference_calibration[:<instance>]``
+``parallel:slope_difference[:<instance>]`` / ``parallel:slope_difference_calibration[:<instance>]``
     One component per instance: slope of CAR-Parallel's mean samples on ``ln(1/δ)`` minus
     CAR-Cond's, on the fresh (calibration) runs; bootstrap over runs (one statistic per
     calibration instance as well).
@@ -227,9 +229,12 @@ def _hardness(s: Mapping, loaded) -> dict:
     from .studies import hardness_cells
 
     out = {}
+    per = [f"hardness:pac_slope:{i}" for i in s.get("hardness", {}).get("pac", {}).get("instances", [])]
     if not loaded:
-        return {k: Missing("no hardness study at this fidelity") for k in ("hardness:pac_slope", "hardness:exact_slope")}
+        return {k: Missing("no hardness study at this fidelity") for k in ("hardness:pac_slope", "hardness:exact_slope",
+                                                                             *per)}
     cap = float(s["borda"]["max_samples"])
+    out.update(_pac_slope_per_instance(s, hardness_cells(s, loaded, "pac"), per))
     for part, key, reps in (("pac", "hardness:pac_slope", V.BOOTSTRAP_REPLICATES),
                             ("exact", "hardness:exact_slope", TOBIT_REPLICATES)):
         cells = hardness_cells(s, loaded, part)
@@ -254,6 +259,26 @@ def _hardness(s: Mapping, loaded) -> dict:
         out[key] = _boot(s, key, [c[2] for c in keep], fn, replicates=reps, value=full.slope,
                          evidence=(f"fixed effect per {groups} ({len({c[0] for c in keep})} groups, {len(keep)} cells, "
                                    f"{full.runs} runs, {censored} censored at the cap){lower}"))
+    return out
+
+
+def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
+    """Within one instance: OLS slope of log mean samples on log(H_eps ln(H_eps/delta)) over its
+    cells, bootstrap over runs (shown beside the fixed-effect slope)."""
+    from .fits import ols_slope
+
+    out = {k: Missing("fewer than two eps for this instance at this fidelity") for k in keys}
+    for g in dict.fromkeys(c[0] for c in cells):
+        mine = [c for c in cells if c[0] == g]
+        if len(mine) < 2:
+            continue
+        x = [math.log(c[1]) for c in mine]
+
+        def fn(*xs, x=x):
+            return ols_slope(x, [math.log(a.mean()) for a in xs])
+
+        out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], fn,
+                                               evidence=f"{g}: {len(mine)} cells (eps)")
     return out
 
 
@@ -427,10 +452,13 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
 
     keys = ("parallel:slope_difference", "parallel:slope_difference_calibration", "parallel:predicted_sign_agreement",
             "parallel:c_par", "parallel:c_cond", "parallel:error_car_parallel")
-    keys += tuple(f"parallel:slope_difference_calibration:{i}" for i in s.get("parallel", {}).get("instances", []))
+    p = s.get("parallel", {})
+    keys += tuple(f"parallel:slope_difference_calibration:{i}" for i in p.get("instances", []))
+    keys += tuple(f"parallel:slope_difference:{i}" for i in [*p.get("instances", []),
+                                                             *p.get("out_of_sample", {}).get("instances", [])])
     if not rows or not loaded:
         return {k: Missing("no X7 cells at this fidelity") for k in keys}
-    out = {k: Missing("too few calibration deltas at this fidelity") for k in keys[6:]}
+    out = {k: Missing("too few deltas with runs of this kind at this fidelity") for k in keys[6:]}
     par = [r for r in rows if r["algorithm"] == "car_parallel"]
     out["parallel:error_car_parallel"] = _proportion(par, "errors", "runs", "CAR-Parallel X7")
     pred = parallel_prediction(s, loaded)
@@ -467,8 +495,7 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
             arrays, fn, kp, kc = d
             m = _boot(s, f"{key}:{inst}", arrays, fn, evidence=f"{inst}: {kp} and {kc} deltas")
             comps.append((inst, m))
-            if which == 0:  # one statistic per calibration instance (shown beside the claim)
-                out[f"{key}:{inst}"] = m
+            out[f"{key}:{inst}"] = m  # one statistic per instance as well (shown beside the claim)
         out[key] = Measurement(components=comps, evidence=("fresh runs" if which else "calibration runs") +
                                "; slope(CAR-Parallel) - slope(CAR-Cond) per instance") if comps else Missing(
             f"no instance with two deltas of {'fresh' if which else 'calibration'} runs")
@@ -523,8 +550,10 @@ def why_missing(stat: str) -> str:
 
     if re.search(r":d[0-9][0-9pem]*$", stat):
         return f"statistic {stat!r}: its delta is not configured at this fidelity"
-    if stat.startswith("parallel:slope_difference_calibration:"):
-        return f"statistic {stat!r}: its instance has no calibration runs at this fidelity"
+    if stat.startswith("parallel:slope_difference"):
+        return f"statistic {stat!r}: its instance has no such runs at this fidelity"
+    if stat.startswith("hardness:pac_slope:"):
+        return f"statistic {stat!r}: its instance is not in the hardness study at this fidelity"
     return f"statistic {stat!r} not computed"
 
 
