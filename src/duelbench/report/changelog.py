@@ -33,7 +33,8 @@ def current_rows(figures: str) -> list[dict]:
     for path in sorted(glob.glob(os.path.join(figures, "*", "checks.csv"))):
         paper = os.path.basename(os.path.dirname(path))
         for r in read_csv_rows(path):
-            out.append({"paper": paper, **{k: r.get(k, "") for k in BLESSED_COLUMNS if k not in ("version", "paper")}})
+            out.append({"paper": paper, **{k: r.get(k, "") for k in BLESSED_COLUMNS if k not in ("version", "paper")},
+                        "fidelity": r.get("fidelity", "")})
     return out
 
 
@@ -89,9 +90,12 @@ def changelog_rows(blessed: Sequence[Mapping], current: Sequence[Mapping]) -> li
     return out
 
 
-def markdown(rows: Sequence[Mapping], version: str) -> str:
+def markdown(rows: Sequence[Mapping], version: str, fidelity: str = "paper") -> str:
     from .markdown import _table
 
+    if fidelity != "paper":
+        return (f"# Verdict changelog since version {version}\n\nThis build is at fidelity `{fidelity}`; blessed "
+                "verdicts are those of the paper-fidelity build, so nothing is compared here.\n")
     lines = [f"# Verdict changelog since version {version}", "",
              f"Every claim whose verdict or kind differs from the blessed verdicts of version {version} "
              f"(`{BLESSED}`), with what changed. Generated from the papers' `checks.csv`; do not edit.", ""]
@@ -108,7 +112,9 @@ def write_changelog(figures: str, out_csv: str, out_md: str, blessed_path: str =
     with Timer() as t:
         blessed = read_csv_rows(blessed_path)
         version = blessed[0]["version"] if blessed else "(none)"
-        rows = changelog_rows(blessed, current_rows(figures))
+        current = current_rows(figures)
+        fidelity = next((r["fidelity"] for r in current if r["fidelity"] and r["fidelity"] != "paper"), "paper")
+        rows = changelog_rows(blessed, current) if fidelity == "paper" else []
 
     def write(fh):
         w = csv.DictWriter(fh, fieldnames=list(CHANGELOG_COLUMNS))
@@ -116,7 +122,7 @@ def write_changelog(figures: str, out_csv: str, out_md: str, blessed_path: str =
         w.writerows(rows)
 
     atomic_write(out_csv, write, "w", newline="", encoding="utf-8")
-    atomic_write_text(out_md, markdown(rows, version))
+    atomic_write_text(out_md, markdown(rows, version, fidelity))
     inputs = [blessed_path, *(checks or sorted(glob.glob(os.path.join(figures, "*", "checks.csv"))))]
     for out in (out_csv, out_md):
         write_sidecar(out, inputs=inputs, config={"blessed_version": version}, extra={"changed": len(rows)},
@@ -128,7 +134,7 @@ def bless(figures: str, version: str, out: str = BLESSED) -> int:
     """Record the current verdicts as those of ``version``; returns the number of claims."""
     from duelbench.provenance.sidecar import atomic_write
 
-    rows = [{"version": version, **r} for r in current_rows(figures)]
+    rows = [{"version": version, **{k: v for k, v in r.items() if k != "fidelity"}} for r in current_rows(figures)]
 
     def write(fh):
         w = csv.DictWriter(fh, fieldnames=list(BLESSED_COLUMNS))

@@ -23,7 +23,7 @@ from pathlib import Path
 TIMING_TABLES = ("throughput.csv", "appendix_c_cost.csv", "runtime.csv", "runtime.png", "runtime.pdf")
 STATUS = "replication_status.csv"
 #: Outputs of the figures folder itself (not of one experiment).
-TOP_LEVEL = (STATUS, "REPORT.md")
+TOP_LEVEL = (STATUS, "REPORT.md", "verdict_changelog.csv", "verdict_changelog.md")
 
 
 def output_files(root: str | Path, experiments: Iterable[str]) -> list[str]:
