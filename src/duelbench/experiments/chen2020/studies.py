@@ -734,7 +734,7 @@ def draw_lower_bounds(rows: Sequence[Mapping], s: Mapping):
     """Mean samples over the lower bound per cell (log scale), with the line 1."""
     fig, axes = _figure(1, 1, (9.0, 4.8))
     ax = axes[0][0]
-    labels = [f"{r['instance']}\n{r['algorithm'].replace('CLUCB-Borda-Exact', 'V')}\ndelta {r['delta']:g}" for r in rows]
+    labels = [f"{r['instance']}\n{r['algorithm'].replace('CLUCB-Borda-Exact ', '')}\ndelta {r['delta']:g}" for r in rows]
     colour = {"Theorem 3": PALETTE[0], "Theorem 6": PALETTE[1]}
     for i, r in enumerate(rows):
         ratio = r["mean_over_bound"]
