@@ -75,3 +75,10 @@ def test_cited_numbers_agree_with_the_checks(doc):
         if lo is not None and not (_agrees(lo, row["ci_low"]) and _agrees(hi, row["ci_high"])):
             wrong.append(f"[{lo}, {hi}] (`{cid}`): checks.csv has [{row['ci_low']}, {row['ci_high']}]")
     assert not wrong, f"{doc.name}: " + "; ".join(wrong)
+
+
+@pytest.mark.parametrize("paper", sorted(p.parent.name for p in (CHECKOUT / "figures").glob("*/checks.csv")
+                                         if (CHECKOUT / "docs" / f"{p.parent.name}.md").is_file()))
+def test_each_paper_doc_cites_its_measured_numbers(paper):
+    text = (CHECKOUT / "docs" / f"{paper}.md").read_text(encoding="utf-8")
+    assert sum(1 for _ in citations(text)) >= 5, f"docs/{paper}.md cites fewer than 5 measured numbers by claim id"
