@@ -79,7 +79,7 @@ def why(row: Mapping, flips: Sequence[str] = (), family: int | None = None) -> s
         need = row.get("runs_to_decide", "")
         text = f"the interval crosses a boundary of the claim's region ({region})"
         if need:
-            text += f"; about {int(float(need)):,} runs per curve would decide it (80 % power)"
+            text += f"; about {sig(float(need))} runs per curve would decide it (80 % power)"
     if raw != adj:
         text += (f"; not decided after Holm's adjustment over the paper's {family} published checks"
                  if family else "; not decided after Holm's adjustment over the paper's published checks")

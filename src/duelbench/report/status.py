@@ -76,6 +76,8 @@ def _measured(r: CheckResult) -> str:
 def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> dict[str, str]:
     """A note per item with failed or inconclusive published checks (item -> text), on the
     adjusted verdicts: each check with its estimate, 95 % interval and the claim's region."""
+    from .verdict import sig
+
     failed: dict[str, list[str]] = {}
     open_: dict[str, list[str]] = {}
     for r in results:
@@ -86,7 +88,7 @@ def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> d
             failed.setdefault(c["item"], []).append(f"{c['id']} ({_measured(r)})")
         else:
             need = c.get("runs_to_decide")
-            more = f"; about {need} runs would decide it" if need else ""
+            more = f"; about {sig(float(need))} runs would decide it" if need else ""
             open_.setdefault(c["item"], []).append(f"{c['id']} ({_measured(r)}{more})")
     prefix = ""
     if fidelity and fidelity != "paper":
