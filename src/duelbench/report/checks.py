@@ -54,9 +54,6 @@ OUTCOMES = ("pass", "fail", "inconclusive", "shown")
 LEGACY_TESTS = ("abs_tolerance", "rel_tolerance", "log10_tolerance", "greater_than", "less_than", "true",
                 "in_interval", "less_mean_welch", "not_less_mean_welch", "ratio_less_welch", "less_mean_paired",
                 "ratio_less_paired", "shown")
-TESTS = LEGACY_TESTS
-SAMPLE_TESTS = ("less_mean_welch", "ratio_less_welch", "not_less_mean_welch", "less_mean_paired",
-                "ratio_less_paired")
 CHECK_COLUMNS = ("claim_id", "kind", "item", "lines", "quote", "description", "statistic", "estimator", "region",
                  "estimate", "ci_low", "ci_high", "p_pass", "p_fail", "outcome", "p_pass_adjusted",
                  "p_fail_adjusted", "outcome_adjusted", "runs", "runs_to_decide", "robust", "published", "erratum",

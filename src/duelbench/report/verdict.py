@@ -191,9 +191,6 @@ class Region:
             return "outside"
         return "across"
 
-    def contains(self, x: float) -> bool:
-        return self.lower <= x <= self.upper if self.closed else self.lower < x < self.upper
-
     def boundaries(self) -> list[float]:
         return [b for b in (self.lower, self.upper) if math.isfinite(b)]
 
