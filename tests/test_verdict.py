@@ -251,9 +251,12 @@ def test_registry_kinds(tmp_path):
                      f"region: {{is: true}}, {extra}}}\n")
         return p
 
-    assert load_registry(write("kind: erratum, erratum: E1"))["checks"][0]["_region"].truth is True
+    erratum = write("kind: erratum, erratum: E1")
+    with pytest.raises(RegistryError, match="its fail confirms the correction.*declare gate none"):
+        load_registry(erratum)
+    assert load_registry(_rewrite(erratum, "gate: full", "gate: none"))["checks"][0]["_region"].truth is True
     with pytest.raises(RegistryError, match="erratum names its entry"):
-        load_registry(write("kind: erratum, erratum: E9"))
+        load_registry(_rewrite(write("kind: erratum, erratum: E9"), "gate: full", "gate: none"))
     with pytest.raises(RegistryError, match="'regression' is retired"):
         load_registry(write("kind: regression"))
     with pytest.raises(RegistryError, match="estimator must be one of"):

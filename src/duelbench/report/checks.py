@@ -254,6 +254,10 @@ def load_registry(path) -> dict:
         if c["kind"] == "erratum" and c.get("erratum") not in errata_ids:
             raise RegistryError(f"{where}: kind erratum names its entry of the errata list (erratum: <id>, one of "
                                 f"{sorted(errata_ids)}), got {c.get('erratum')!r}")
+        if c["kind"] == "erratum" and c["gate"] != "none":
+            raise RegistryError(f"{where}: an erratum check tests the statement as printed, which the errata list "
+                                "corrects: its fail confirms the correction, so it is reported in the errata table "
+                                f"and never asserted; declare gate none (got {c['gate']!r})")
         if c.get("test") == "shown" and c["kind"] not in ("shown", "theory"):
             raise RegistryError(f"{where}: test shown states no claim: declare kind shown")
         if (c["kind"] == "shown" or c.get("test") == "shown") and (
