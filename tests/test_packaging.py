@@ -18,28 +18,42 @@ from packaging.version import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "requirements.lock"
+TEST_LOCK = ROOT / "requirements-test.lock"
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
-def lock_entries() -> dict[str, dict]:
-    """name → {"version", "hashes"} from the lock (requirement lines with continuations)."""
+def lock_entries(lock: Path = LOCK) -> dict[str, dict]:
+    """name → {"version", "hashes"} from a lock file (requirement lines with continuations)."""
     entries: dict[str, dict] = {}
     current = None
-    for raw in LOCK.read_text(encoding="utf-8").splitlines():
+    for raw in lock.read_text(encoding="utf-8").splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         m = PIN.match(line)
         if m:
             name = canonicalize_name(m.group(1))
-            assert name not in entries, f"{name} is pinned twice in requirements.lock"
+            assert name not in entries, f"{name} is pinned twice in {lock.name}"
             current = entries[name] = {"version": m.group(2), "hashes": []}
         elif line.startswith("--hash="):
             assert current is not None, f"hash before any requirement: {raw!r}"
             current["hashes"].append(line.removeprefix("--hash=").rstrip(" \\"))
         else:
-            pytest.fail(f"unexpected line in requirements.lock (only exact pins and hashes): {raw!r}")
+            pytest.fail(f"unexpected line in {lock.name} (only exact pins and hashes): {raw!r}")
     return entries
+
+
+def test_the_test_runner_lock_adds_hashed_tools_outside_the_results_lock():
+    """requirements-test.lock holds only what requirements.lock does not (the sha256 of
+    requirements.lock keys every archived result, so a test tool must not enter it)."""
+    tools, locked = lock_entries(TEST_LOCK), lock_entries()
+    assert "pytest-xdist" in tools
+    assert not set(tools) & set(locked), f"pinned in both lock files: {sorted(set(tools) & set(locked))}"
+    for name, e in tools.items():
+        Version(e["version"])
+        assert e["hashes"], f"{name} has no --hash in {TEST_LOCK.name}"
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "-r $(LOCK) -r $(TEST_LOCK)" in makefile and "-n $(TEST_WORKERS)" in makefile
 
 
 def pyproject() -> dict:
