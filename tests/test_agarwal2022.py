@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.timeout(1200), pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.engine.shards import run_shard
     from duelbench.experiments import agarwal2022 as ag
     from duelbench.experiments.contract import StepContext, _files, resolve
@@ -31,7 +31,7 @@ def built(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("agarwal")
     config = yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text())
-    config = dbx.effective_config(dict(config, fidelity="smoke", results=str(root / "results")))
+    config = dbc.effective_config(dict(config, fidelity="smoke", results=str(root / "results")))
     config["fidelities"]["smoke"]["figures"] = str(root / "figures")
     plan = ag.plan(config, "smoke")
     for sp in plan.shards:
@@ -123,10 +123,10 @@ def test_every_reading_variant_plans(built):
 def test_the_extension_reads_fresh_runs_only():
     """The declared extension's checks read runs 100 on only, and every shard it adds to the
     declared plan starts at run 100 or later (paper fidelity, planned, not built)."""
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plans
 
-    config = dbx.effective_config(dict(yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text()),
+    config = dbc.effective_config(dict(yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text()),
                                        fidelity="paper"))
     declared_plan, variants = plans(config, "agarwal2022")
     ext = variants["fresh_runs_100_349"]

@@ -52,13 +52,13 @@ def statuses(data_dir):
     mp.setenv("DUELBENCH_DATA_DIR", str(data_dir))
     mp.setenv("DUELBENCH_ARCHIVE", str(CHECKOUT / "archive"))
     try:
-        import duelbench.experiments as dbx
+        import duelbench.config as dbc
         from duelbench.engine.shard_sources import ShardSources
         from duelbench.experiments.contract import plan
         from duelbench.experiments.samples import SampleSources
 
         with open(CHECKOUT / "config" / "config.yaml") as fh:
-            config = dbx.check_config(yaml.safe_load(fh))
+            config = dbc.check_config(yaml.safe_load(fh))
         out = {}
         for paper in PAPERS:
             p = plan(config, paper)

@@ -8,7 +8,7 @@ import pytest
 from duelbench.experiments.chen2020 import cells as C
 from duelbench.experiments.chen2020 import checks as K
 from duelbench.experiments.chen2020 import runs as R
-from duelbench.experiments.config_check import checkout_config
+from duelbench.config.files import checkout_config
 from duelbench.report.checks import load_registry
 
 
@@ -83,7 +83,7 @@ def test_runs_do_not_depend_on_how_a_cell_is_split_and_differ_between_runs(smoke
 
 
 def test_a_named_instance_that_is_not_declared_is_a_clear_error(smoke):
-    from duelbench.experiments import ConfigError
+    from duelbench.config import ConfigError
 
     bad = dict(smoke, pac={**smoke["pac"], "instances": ["toy", "nonesuch"]})
     with pytest.raises(ConfigError, match="instance 'nonesuch' is not declared in chen2020.instances"):

@@ -39,11 +39,11 @@ def test_committed_checks_declare_what_the_registry_declares(paper):
 
 @pytest.mark.parametrize("paper", PAPERS)
 def test_committed_checks_were_built_with_the_current_settings(paper):
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
     with open(CHECKOUT / "config" / "config.yaml") as fh:
-        config = dbx.check_config(yaml.safe_load(fh))
+        config = dbc.check_config(yaml.safe_load(fh))
     recorded = json.loads((FIGURES / paper / "checks.csv.json").read_text())["content"]["config"]
     current = json.loads(json.dumps(plan(config, paper).step("checks").settings, default=str))
     changed = sorted(k for k in set(recorded) | set(current) if recorded.get(k) != current.get(k))

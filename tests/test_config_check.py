@@ -3,7 +3,7 @@ with the file, line and column of a YAML problem (Snakemake only says "not valid
 
 import pytest
 
-from duelbench.experiments import config_check
+from duelbench.config import files as config_check
 
 
 @pytest.mark.parametrize("text, expect", [

@@ -13,7 +13,7 @@ import os
 import pytest
 
 from duelbench.algorithms.registry import source_hash
-from duelbench.experiments.config_check import checkout_config
+from duelbench.config.files import checkout_config
 from duelbench.experiments.contract import plans
 from duelbench.experiments.cost import cost_rows, main, panel_totals
 from duelbench.provenance.codehash import lock_hash

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError, contract, effective_config
+from duelbench.experiments import contract
+from duelbench.config import ConfigError, effective_config
 from duelbench.experiments import komiyama2016 as kom
 from duelbench.experiments.komiyama2016 import bounds as kb
 from duelbench.experiments.komiyama2016 import checks as kc
@@ -501,7 +502,6 @@ def test_robustness_rows_use_the_declared_region(base_config):
     t.settings = {**t.settings, "robustness": {"horizon": 1000, "runs": 20, "datasets": ["gap_r1"]}}
     reg = _registry({**ORDER, "statistic": "order:gap:ecw_rmed:ccb"},
                     {**ORDER, "region": {"below": 1 / 3}, "combine": "all", "statistic": "order:gap:ecw_rmed:others"})
-    from duelbench.report.checks import load_registry as _load  # noqa: F401 (the registry is used unparsed here)
 
     kr_panel = kr.robustness_panel_of
     try:

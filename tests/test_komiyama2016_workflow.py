@@ -58,10 +58,10 @@ def test_every_output_with_a_sidecar(built):
         assert (root / _outputs(config)[f"{name}_pdf"]).read_bytes().startswith(b"%PDF")
         assert (root / _outputs(config)[f"{name}_png"]).read_bytes().startswith(b"\x89PNG")
     # the declared reading's Table-1 family: 2 shards (the reading variant without the gap filter has its own)
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
-    family = plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016").sample_family("table1")
+    family = plan(dbc.effective_config(dict(config, fidelity="smoke")), "komiyama2016").sample_family("table1")
     shards = [root / sh.path for sh in family]
     assert len(shards) == 2 and all(s.is_file() and Path(str(s) + ".json").is_file() for s in shards)
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
@@ -158,23 +158,23 @@ def test_the_report_shows_every_item_with_its_caption(built):
     experiment (figure or table) under its caption's title."""
     from _checkout_copy import assert_report_shows_every_item, report_html
 
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
     root, config, mirror = built
     text = report_html(root, "komiyama2016", mirror=mirror)
-    assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016"))
+    assert_report_shows_every_item(text, plan(dbc.effective_config(dict(config, fidelity="smoke")), "komiyama2016"))
 
 
 def test_report_md_shows_every_paper_item_and_names_every_non_passing_check(built):
     from duelbench.report.checks import read_csv_rows
 
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
     root, config, _ = built
     text = (root / "results" / "smoke" / "figures" / "REPORT.md").read_text()
-    p = plan(dbx.effective_config(dict(config, fidelity="smoke")), "komiyama2016")
+    p = plan(dbc.effective_config(dict(config, fidelity="smoke")), "komiyama2016")
     assert all(f"### {i.title}" in text for i in p.items if i.kind != "checks")
     assert "![Figure 1](komiyama2016/figure1.png)" in text and "shown_not_checked" in text
     failing = [r["claim_id"] for r in read_csv_rows(root / "results/smoke/figures/komiyama2016/checks.csv")

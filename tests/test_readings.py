@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError, contract, experiment_settings, figures_root
+from duelbench.experiments import contract
+from duelbench.config import ConfigError, experiment_settings, figures_root
 from duelbench.experiments import readings as rd
 
 CHECKOUT = Path(__file__).resolve().parent.parent

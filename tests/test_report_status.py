@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 from duelbench.cli import main as cli_main
-from duelbench.report.status import main
+from duelbench.experiments.reporting import main
 
 
 def test_committed_status_is_what_the_committed_checks_give(checkout, tmp_path):
@@ -84,7 +84,7 @@ def test_every_paper_item_has_a_row_checked_or_not():
     assert "data/published/p.yaml" in rows[0]["note"]
     import pytest
 
-    from duelbench.experiments import ConfigError
+    from duelbench.config import ConfigError
 
     with pytest.raises(ConfigError, match="not declared"):
         paper_items(items, {"figure9": ()})
@@ -93,8 +93,8 @@ def test_every_paper_item_has_a_row_checked_or_not():
 def test_committed_report_is_what_the_committed_outputs_give(checkout, tmp_path, monkeypatch):
     """figures/REPORT.md is exactly the report of the committed papers (``duelbench status --report``):
     a paper's checks.csv rebuilt without its report fails here."""
-    from duelbench.experiments.config_check import checkout_config
-    from duelbench.report.markdown import write_for_config
+    from duelbench.config.files import checkout_config
+    from duelbench.experiments.reporting import write_report as write_for_config
 
     monkeypatch.chdir(checkout)
     out = tmp_path / "REPORT.md"

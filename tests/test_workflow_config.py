@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-import duelbench.experiments as dbx
+import duelbench.config as dbc
+import duelbench.engine.jobs as dbj
 from duelbench.experiments import demo
 
 CHECKOUT = Path(__file__).resolve().parent.parent
@@ -33,8 +34,8 @@ def snakemake_env():
 
 # --- schema ------------------------------------------------------------------------------------
 def test_default_config_is_valid(config):
-    assert dbx.schema_errors(config, SCHEMA) == []
-    eff = dbx.validate_config(config, SCHEMA)
+    assert dbc.schema.schema_errors(config, SCHEMA) == []
+    eff = dbc.validate_config(config, SCHEMA)
     assert eff["fidelity"] == "paper"
     assert eff["demo"]["horizon"] == 10**6 and eff["demo"]["runs"] == 100
 
@@ -86,49 +87,49 @@ def test_schema_documents_every_key():
     ],
 )
 def test_schema_rejects_with_key_path(config, patch, message):
-    bad = dbx.deep_merge(config, patch)
-    with pytest.raises(dbx.ConfigError) as exc:
-        dbx.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, patch)
+    with pytest.raises(dbc.ConfigError) as exc:
+        dbc.validate_config(bad, SCHEMA)
     assert message in str(exc.value)
 
 
 def test_a_wrong_key_is_reported_in_a_few_lines(config):
-    bad = dbx.deep_merge(config, {"zoghi2015": {"figure1": {"horizn": 10}}})
-    with pytest.raises(dbx.ConfigError) as exc:
-        dbx.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, {"zoghi2015": {"figure1": {"horizn": 10}}})
+    with pytest.raises(dbc.ConfigError) as exc:
+        dbc.validate_config(bad, SCHEMA)
     assert len(str(exc.value).splitlines()) <= 3, str(exc.value)
 
 
 def test_unknown_algorithm_and_bad_parameter(config):
-    bad = dbx.deep_merge(config, {"demo": {"algorithms": ["rucb", "no_such_algorithm"]}})
-    with pytest.raises(dbx.ConfigError, match=r"demo\.algorithms\[1\]: unknown algorithm 'no_such_algorithm'; registered"):
-        dbx.validate_config(bad, SCHEMA)
-    bad = dbx.deep_merge(config, {"demo": {"algorithms": [{"name": "rucb", "params": {"no_such_param": 1.0}}]}})
-    with pytest.raises(dbx.ConfigError, match=r"demo\.algorithms\[0\]: invalid parameters for 'rucb'"):
-        dbx.validate_config(bad, SCHEMA)
-    bad = dbx.deep_merge(config, {"demo": {"algorithms": ["rucb", {"name": "rucb"}]}})
-    with pytest.raises(dbx.ConfigError, match="listed twice"):
-        dbx.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, {"demo": {"algorithms": ["rucb", "no_such_algorithm"]}})
+    with pytest.raises(dbc.ConfigError, match=r"demo\.algorithms\[1\]: unknown algorithm 'no_such_algorithm'; registered"):
+        dbc.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, {"demo": {"algorithms": [{"name": "rucb", "params": {"no_such_param": 1.0}}]}})
+    with pytest.raises(dbc.ConfigError, match=r"demo\.algorithms\[0\]: invalid parameters for 'rucb'"):
+        dbc.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, {"demo": {"algorithms": ["rucb", {"name": "rucb"}]}})
+    with pytest.raises(dbc.ConfigError, match="listed twice"):
+        dbc.validate_config(bad, SCHEMA)
 
 
 def test_unknown_dataset(config):
-    bad = dbx.deep_merge(config, {"demo": {"datasets": ["arxiv", "no_such_data"]}})
-    with pytest.raises(dbx.ConfigError, match=r"demo\.datasets\[1\]: unknown dataset 'no_such_data'"):
-        dbx.validate_config(bad, SCHEMA)
+    bad = dbc.deep_merge(config, {"demo": {"datasets": ["arxiv", "no_such_data"]}})
+    with pytest.raises(dbc.ConfigError, match=r"demo\.datasets\[1\]: unknown dataset 'no_such_data'"):
+        dbc.validate_config(bad, SCHEMA)
 
 
 def test_unknown_fidelity(config):
     bad = dict(config, fidelity="fast")
-    with pytest.raises(dbx.ConfigError, match="fidelity: 'fast' is not defined under 'fidelities'"):
-        dbx.validate_config(bad, SCHEMA)
+    with pytest.raises(dbc.ConfigError, match="fidelity: 'fast' is not defined under 'fidelities'"):
+        dbc.validate_config(bad, SCHEMA)
 
 
 def test_invalid_override_is_reported_with_fidelity(config):
     bad = copy.deepcopy(config)
     bad["fidelity"] = "quick"
     bad["fidelities"]["quick"]["overrides"]["demo"]["runs"] = 0
-    with pytest.raises(dbx.ConfigError, match=r"after applying fidelities\.quick\.overrides:\n  demo\.runs"):
-        dbx.validate_config(bad, SCHEMA)
+    with pytest.raises(dbc.ConfigError, match=r"after applying fidelities\.quick\.overrides:\n  demo\.runs"):
+        dbc.validate_config(bad, SCHEMA)
 
 
 # --- fidelities --------------------------------------------------------------------------------
@@ -144,14 +145,14 @@ def test_fidelity_overrides(config):
 
 def test_effective_config_is_idempotent(config):
     cfg = dict(config, fidelity="quick")
-    once = dbx.effective_config(cfg)
-    assert dbx.effective_config(once) == once
+    once = dbc.effective_config(cfg)
+    assert dbc.effective_config(once) == once
     assert demo.shard_targets(once) == demo.shard_targets(cfg)
 
 
 def test_deep_merge_does_not_mutate():
     base = {"a": {"b": 1, "c": [1]}, "d": 2}
-    out = dbx.deep_merge(base, {"a": {"c": [2]}, "e": 3})
+    out = dbc.deep_merge(base, {"a": {"c": [2]}, "e": 3})
     assert out == {"a": {"b": 1, "c": [2]}, "d": 2, "e": 3}
     assert base == {"a": {"b": 1, "c": [1]}, "d": 2}
 
@@ -159,7 +160,7 @@ def test_deep_merge_does_not_mutate():
 def test_figures_folders(config):
     assert demo.outputs(config)["csv"] == "figures/demo/regret.csv"
     assert demo.outputs(config, "quick")["pdf"] == "results/quick/figures/demo/regret.pdf"
-    assert dbx.figures_dir(config, "demo", "smoke") == "results/smoke/figures/demo"
+    assert dbc.figures_dir(config, "demo", "smoke") == "results/smoke/figures/demo"
 
 
 # --- shards ------------------------------------------------------------------------------------
@@ -185,23 +186,23 @@ def test_fidelity_is_part_of_every_shard_path(config):
 
 
 def test_plan_shards_partial_last_shard():
-    specs = dbx.plan_shards(fidelity="f", dataset="arxiv", algorithm="random", params={}, horizon=100, runs=25,
+    specs = dbj.plan_shards(fidelity="f", dataset="arxiv", algorithm="random", params={}, horizon=100, runs=25,
                             runs_per_shard=10, seed=1, root="res")
     assert [(s.run_start, s.run_stop) for s in specs] == [(0, 10), (10, 20), (20, 25)]
     assert specs[0].path.startswith("res/f/arxiv/random-")
-    assert dbx.group_shards(reversed(specs)) == {("arxiv", "random", specs[0].param_hash, 100): specs}
+    assert dbj.group_shards(reversed(specs)) == {("arxiv", "random", specs[0].param_hash, 100): specs}
 
 
 def test_shard_plan_shares_shards_and_rejects_seed_conflicts():
     kw = dict(fidelity="f", dataset="arxiv", algorithm="random", params={}, horizon=100, runs=4, runs_per_shard=2)
-    plan = dbx.ShardPlan()
-    a = plan.add(dbx.plan_shards(seed=0, **kw), owner="paper_a")
-    b = plan.add(dbx.plan_shards(seed=0, **kw), owner="paper_b")
+    plan = dbj.ShardPlan()
+    a = plan.add(dbj.plan_shards(seed=0, **kw), owner="paper_a")
+    b = plan.add(dbj.plan_shards(seed=0, **kw), owner="paper_b")
     assert a == b and len(plan) == 2
     assert plan.owners(a[0]) == ["paper_a", "paper_b"]
-    with pytest.raises(dbx.ConfigError, match="seed 5 by paper_c and with seed 0 by paper_a, paper_b"):
-        plan.add(dbx.plan_shards(seed=5, **kw), owner="paper_c")
-    with pytest.raises(dbx.ConfigError, match="no configured experiment requests the shard"):
+    with pytest.raises(dbc.ConfigError, match="seed 5 by paper_c and with seed 0 by paper_a, paper_b"):
+        plan.add(dbj.plan_shards(seed=5, **kw), owner="paper_c")
+    with pytest.raises(dbc.ConfigError, match="no configured experiment requests the shard"):
         plan.get("results/f/arxiv/random-0000000000/T1/runs-0-1.npz")
 
 
@@ -215,8 +216,8 @@ def test_job_params_round_trip(config):
 
 
 def test_dataset_inputs_for_mslr():
-    assert dbx.dataset_inputs("arxiv") == []
-    assert dbx.dataset_inputs("mslr_informational", "d") == ["d/mslr/MSLR_Informational_PMat.npz"]
+    assert dbc.dataset_inputs("arxiv") == []
+    assert dbc.dataset_inputs("mslr_informational", "d") == ["d/mslr/MSLR_Informational_PMat.npz"]
 
 
 # --- through snakemake -------------------------------------------------------------------------

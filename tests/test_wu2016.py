@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError, effective_config
+from duelbench.config import ConfigError, effective_config
 from duelbench.experiments import wu2016 as w
 from duelbench.experiments.wu2016 import checks, figure2
 

@@ -104,9 +104,9 @@ def test_the_report_shows_every_item_with_its_caption(built):
     """``snakemake --report``: every item of the experiment under its caption's title."""
     from _checkout_copy import assert_report_shows_every_item, report_html
 
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
     root, config, mirror = built
     text = report_html(root, "wu2016", mirror=mirror)
-    assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "wu2016"))
+    assert_report_shows_every_item(text, plan(dbc.effective_config(dict(config, fidelity="smoke")), "wu2016"))

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 import yaml
 
-from duelbench.experiments import ConfigError, contract
+from duelbench.experiments import contract
+from duelbench.config import ConfigError
 from duelbench.experiments import zoghi2015 as z
 from duelbench.experiments.contract import SampleShard
 from duelbench.experiments.zoghi2015 import appendix_c as ac
@@ -335,7 +336,7 @@ def test_config_section_matches_its_schema(config):
 
     with open(CHECKOUT / "workflow" / "schemas" / "zoghi2015.schema.yaml") as fh:
         schema = yaml.safe_load(fh)
-    from duelbench.experiments import effective_config
+    from duelbench.config import effective_config
 
     for fid in ("paper", "quick", "smoke"):
         jsonschema.validate(effective_config(config, fid)["zoghi2015"], schema)

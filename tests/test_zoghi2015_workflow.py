@@ -58,7 +58,7 @@ def test_every_output_exists_with_a_sidecar(built):
             assert path.read_bytes().startswith(b"\x89PNG")
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
     # the declared reading's sample shards, one per click model (reading variants have their own)
-    from duelbench.experiments import effective_config
+    from duelbench.config import effective_config
     from duelbench.experiments.contract import plan
 
     shards = [root / sh.path for sh in plan(effective_config(dict(config, fidelity="smoke")), "zoghi2015").samples]
@@ -135,9 +135,9 @@ def test_the_report_shows_every_item_with_its_caption(built):
     experiment (figure or table) under its caption's title."""
     from _checkout_copy import assert_report_shows_every_item, report_html
 
-    import duelbench.experiments as dbx
+    import duelbench.config as dbc
     from duelbench.experiments.contract import plan
 
     root, config, mirror = built
     text = report_html(root, "zoghi2015", mirror=mirror)
-    assert_report_shows_every_item(text, plan(dbx.effective_config(dict(config, fidelity="smoke")), "zoghi2015"))
+    assert_report_shows_every_item(text, plan(dbc.effective_config(dict(config, fidelity="smoke")), "zoghi2015"))

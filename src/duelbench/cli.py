@@ -7,8 +7,8 @@ Subcommands::
     duelbench bench ...                       -> duelbench.bench.main(argv)
     duelbench fetch-data ...                  -> duelbench.data.mslr.main_fetch(argv)
     duelbench check ...                       -> duelbench.report.checks.main(argv)
-    duelbench status ...                      -> duelbench.report.status.main(argv)
-    duelbench config-check ...                -> duelbench.experiments.config_check.main(argv)
+    duelbench status ...                      -> duelbench.experiments.reporting.main(argv)
+    duelbench config-check ...                -> duelbench.config.files.main(argv)
 
 A subcommand is offered only when the code behind it is part of the installed package: the
 CLI looks for the backing function in the module's source without importing it, so
@@ -331,8 +331,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "config-check",
         "check workflow configuration files (YAML errors with file and line, then the schema)",
-        requires=(("duelbench.experiments.config_check", "main"),),
-        delegate=("duelbench.experiments.config_check", "main"),
+        requires=(("duelbench.config.files", "main"),),
+        delegate=("duelbench.config.files", "main"),
     ),
     Command(
         "cost",
@@ -343,8 +343,8 @@ COMMANDS: tuple[Command, ...] = (
     Command(
         "status",
         "rewrite figures/replication_status.csv from the checks.csv files on disk",
-        requires=(("duelbench.report.status", "main"),),
-        delegate=("duelbench.report.status", "main"),
+        requires=(("duelbench.experiments.reporting", "main"),),
+        delegate=("duelbench.experiments.reporting", "main"),
     ),
     Command(
         "verdicts",

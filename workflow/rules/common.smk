@@ -8,7 +8,8 @@ import re
 
 from snakemake.exceptions import WorkflowError
 
-import duelbench.experiments as dbx
+import duelbench.config as dbc
+import duelbench.engine.jobs as dbj
 import duelbench.archive.sources as dbx_archive_sources
 import duelbench.experiments.samples as dbx_samples
 from duelbench.data import mslr as dbx_mslr
@@ -21,8 +22,8 @@ from duelbench.algorithms import registry as dbx_registry
 CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yaml")
 
 try:
-    _effective = dbx.validate_config(config, CONFIG_SCHEMA)
-except dbx.ConfigError as _exc:
+    _effective = dbc.validate_config(config, CONFIG_SCHEMA)
+except dbc.ConfigError as _exc:
     raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
 # Fill in schema defaults (snakemake's validator does that) on the effective configuration.
 validate(_effective, CONFIG_SCHEMA)
@@ -36,7 +37,7 @@ FIDELITY = config["fidelity"]
 # Snakefile.
 PYTHON = sys.executable
 JOB_SCRIPT = os.path.join(CHECKOUT, "workflow", "scripts", "job.py")
-RESULTS = dbx.results_root(config)
+RESULTS = dbc.results_root(config)
 # The data folder is config `data`; jobs' dataset loaders get it as $DUELBENCH_DATA_DIR, so
 # they read the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
 DATA = str(config.get("data", "data")).rstrip("/")
@@ -55,7 +56,7 @@ os.environ[dbx_archive_sources.ENV] = (
 #: experiment name -> its final outputs (each target rule is generated in the Snakefile)
 EXPERIMENTS = {}
 #: every shard requested by some experiment (path -> ShardSpec)
-SHARDS = dbx.ShardPlan()
+SHARDS = dbj.ShardPlan()
 
 
 def sidecar(path):
@@ -83,7 +84,7 @@ def register_shards(specs, owner):
     """Declare the shards an experiment needs; returns their paths (the aggregate rule's input)."""
     try:
         return SHARDS.add(specs, owner=owner)
-    except dbx.ConfigError as exc:
+    except dbc.ConfigError as exc:
         raise WorkflowError(f"Invalid configuration: {exc}") from None
 
 
@@ -117,8 +118,8 @@ def code_hash(algorithm):
 
 def shard_spec(wildcards):
     try:
-        return SHARDS.get(dbx.shard_path_of(RESULTS, wildcards))
-    except dbx.ConfigError as exc:
+        return SHARDS.get(dbj.shard_path_of(RESULTS, wildcards))
+    except dbc.ConfigError as exc:
         raise WorkflowError(str(exc)) from None
 
 
@@ -141,16 +142,16 @@ def shard_runtime(wildcards):
 # is not an "updated input".
 # ---------------------------------------------------------------------------------------------
 def warmup_flag(algorithm):
-    return dbx.warmup_flag(RESULTS, algorithm, code_hash(algorithm))
+    return dbj.warmup_flag(RESULTS, algorithm, code_hash(algorithm))
 
 
 rule warmup_numba:
     wildcard_constraints:
         algorithm=r"[a-z0-9_]+",
-        codehash=rf"[0-9a-f]{{{dbx.WARMUP_HASH_LEN}}}",
+        codehash=rf"[0-9a-f]{{{dbj.WARMUP_HASH_LEN}}}",
     output:
-        flag=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done",
-        meta=f"{RESULTS}/{dbx.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done.json",
+        flag=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done",
+        meta=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done.json",
     log:
         f"{RESULTS}/logs/warmup/{{algorithm}}-{{codehash}}.log",
     threads: 1
@@ -170,7 +171,7 @@ rule warmup_numba:
 rule simulate_shard:
     input:
         warm=lambda wildcards: warmup_flag(wildcards.algorithm),
-        data=lambda wildcards: dbx.dataset_inputs(wildcards.dataset, DATA),
+        data=lambda wildcards: dbc.dataset_inputs(wildcards.dataset, DATA),
     output:
         npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
@@ -214,7 +215,7 @@ def sample_of(wildcards):
 
 rule sample_shard:
     input:
-        data=lambda wildcards: sorted({f for d in sample_of(wildcards).datasets for f in dbx.dataset_inputs(d, DATA)}),
+        data=lambda wildcards: sorted({f for d in sample_of(wildcards).datasets for f in dbc.dataset_inputs(d, DATA)}),
     output:
         npz=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz.json",

@@ -15,7 +15,7 @@ rule engine_throughput:
     input:
         # compiled once by the warm-up jobs (timings exclude compilation either way)
         warm=[warmup_flag(a) for a in dbx_bench.compiled_algorithms()],
-        data=sorted({f for d in dbx_bench.DEFAULT_INSTANCES for f in dbx.dataset_inputs(d, DATA)}),
+        data=sorted({f for d in dbx_bench.DEFAULT_INSTANCES for f in dbc.dataset_inputs(d, DATA)}),
     output:
         csv=report(THROUGHPUT_CSV, caption="../report/engine_throughput.rst", category="engine"),
         md=THROUGHPUT_MD,

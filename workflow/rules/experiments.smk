@@ -17,7 +17,7 @@ for _name in dbx_contract.configured(config):
     try:
         PLANS[_name], _variants = dbx_contract.plans(config, _name)
         READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
-    except (dbx.ConfigError, ValueError) as _exc:
+    except (dbc.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
 
 
@@ -73,7 +73,7 @@ def step_inputs(plan, step):
 #: paper -> its plan with the algorithm of `--config bench_all=NAME` added (duelbench.experiments.bench_all)
 try:
     BENCH_ALL_PLANS = dbx_bench_all.plans(config)
-except (dbx.ConfigError, ValueError) as _exc:
+except (dbc.ConfigError, ValueError) as _exc:
     raise WorkflowError(f"invalid bench_all configuration: {_exc}") from None
 
 #: On a cluster, the steps of one experiment (seconds each) run as one job: jobs of a group

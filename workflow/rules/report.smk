@@ -3,7 +3,7 @@
 # replication report <figures>/REPORT.md. Target: `report`.
 
 
-STATUS_OUT = f"{dbx.figures_root(config)}/replication_status.csv"
+STATUS_OUT = f"{dbc.figures_root(config)}/replication_status.csv"
 
 
 def _items_json():
@@ -46,7 +46,7 @@ rule replication_status:
         "../scripts/status.py"
 
 
-REPORT_MD = f"{dbx.figures_root(config)}/REPORT.md"
+REPORT_MD = f"{dbc.figures_root(config)}/REPORT.md"
 
 
 def _papers_outputs(wildcards=None):
@@ -76,8 +76,8 @@ rule report_markdown:
         "../scripts/report_md.py"
 
 
-CHANGELOG_CSV = f"{dbx.figures_root(config)}/verdict_changelog.csv"
-CHANGELOG_MD = f"{dbx.figures_root(config)}/verdict_changelog.md"
+CHANGELOG_CSV = f"{dbc.figures_root(config)}/verdict_changelog.csv"
+CHANGELOG_MD = f"{dbc.figures_root(config)}/verdict_changelog.md"
 
 
 rule verdict_changelog:

@@ -37,18 +37,18 @@ def main(argv=None) -> int:
     warm.add_argument("--log")
     args = parser.parse_args(argv)
 
-    import duelbench.experiments as dbx
+    import duelbench.engine.jobs as dbj
 
     if args.command == "simulate":
-        dbx.run_shard_job(args.out, args.job, log=args.log)
+        dbj.run_shard_job(args.out, args.job, log=args.log)
     elif args.command == "fetch-mslr":
-        dbx.fetch_mslr_job(args.file_name, args.out, log=args.log)
+        dbj.fetch_mslr_job(args.file_name, args.out, log=args.log)
     elif args.command == "sample":
         from duelbench.experiments.samples import run_sample_shard
 
         run_sample_shard(args.out, args.job, log=args.log)
     else:
-        dbx.warmup_job(args.flag, args.algorithm, log=args.log, expect_hash=args.expect_hash)
+        dbj.warmup_job(args.flag, args.algorithm, log=args.log, expect_hash=args.expect_hash)
     return 0
 
 

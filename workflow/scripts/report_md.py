@@ -1,8 +1,8 @@
 """Entry point of the report_markdown rule (a ``script:`` of workflow/rules/report.smk):
 ``<figures>/REPORT.md`` from the papers' plans, checks.csv and the status table."""
 
-from duelbench.report.markdown import write_for_config
+from duelbench.experiments.reporting import write_report
 
 sm = snakemake  # noqa: F821 - injected by Snakemake
 throughput = [sm.input.throughput] if isinstance(sm.input.throughput, str) else list(sm.input.throughput)
-write_for_config(sm.config, sm.output.md, sm.input.status, throughput[0] if throughput else None)
+write_report(sm.config, sm.output.md, sm.input.status, throughput[0] if throughput else None)

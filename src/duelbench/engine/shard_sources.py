@@ -27,7 +27,7 @@ from .result import SimulationResult
 from .shards import load_shards
 
 class ShardSources(EntrySources):
-    """Resolves planned shards (:class:`duelbench.experiments.ShardSpec`) to their source.
+    """Resolves planned shards (:class:`duelbench.engine.jobs.ShardSpec`) to their source.
 
     Parameters
     ----------

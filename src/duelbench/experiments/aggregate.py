@@ -1,7 +1,7 @@
 """Aggregation of result shards into tidy tables (shared by every experiment).
 
 A *group* is the list of shards of one (dataset, algorithm, parameters, horizon) job, e.g. as
-returned by :func:`duelbench.experiments.group_shards`. :func:`load_group` concatenates its
+returned by :func:`duelbench.engine.jobs.group_shards`. :func:`load_group` concatenates its
 shards in run order and checks that the runs are exactly the requested ones;
 :func:`summarise` turns a :class:`~duelbench.engine.result.SimulationResult` into one row per
 (regret kind, checkpoint) with mean, standard error and number of runs.

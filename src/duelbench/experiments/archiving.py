@@ -33,7 +33,7 @@ from duelbench.engine.archive_cli import computed_here
 from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
-from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
+from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from . import ConfigError, effective_config
+from duelbench.config import ConfigError, effective_config
 
 #: Root of every bench-all output (under the results folder, never committed).
 ROOT = "bench_all"
@@ -50,7 +50,7 @@ def algorithm(config: Mapping) -> str | None:
 
 def folder(config: Mapping, name: str) -> str:
     """``<results>/bench_all/<name>/<fidelity>``."""
-    from . import results_root
+    from duelbench.config import results_root
 
     return f"{results_root(config)}/{ROOT}/{name}/{effective_config(config)['fidelity']}"
 
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import sys
     from pathlib import Path
 
-    from .config_check import CHECKOUT
+    from duelbench.config.files import CHECKOUT
 
     parser = argparse.ArgumentParser(
         prog="duelbench bench-all", description=__doc__.splitlines()[0],

@@ -49,7 +49,7 @@ def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs
     from duelbench.provenance.sidecar import Timer, write_sidecar
     from duelbench.report.checks import write_checks_csv
 
-    from . import log_to
+    from duelbench.provenance.joblog import log_to
 
     with log_to(ctx.log), Timer() as t:
         results = evaluate(ctx.registry(ctx.input.registry))

@@ -9,7 +9,7 @@ A paper is a package ``duelbench.experiments.<paper>`` whose ``__init__`` define
 
 A :class:`Plan` lists
 
-* ``shards`` — the simulation shards (:class:`~duelbench.experiments.ShardSpec`), run by the
+* ``shards`` — the simulation shards (:class:`~duelbench.engine.jobs.ShardSpec`), run by the
   generic ``simulate_shard`` rule or read from the results archive; ``kinds`` are the regret
   kinds its steps read (and the archive keeps);
 * ``samples`` — seeded instance-sample shards (:class:`SampleShard`), e.g. random sub-matrices
@@ -37,7 +37,8 @@ from typing import Any
 
 from duelbench.provenance.codehash import PROVENANCE, closure_hash
 
-from . import ConfigError, ShardSpec
+from duelbench.config import ConfigError
+from duelbench.engine.jobs import ShardSpec
 
 
 def packages() -> tuple[str, ...]:

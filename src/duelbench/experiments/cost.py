@@ -40,7 +40,7 @@ from duelbench.archive.sources import OFF
 from duelbench.archive.store import VALID
 from duelbench.provenance.sidecar import code_mismatches, read_sidecar
 
-from .config_check import CHECKOUT, DEFAULT_CONFIG, checkout_config
+from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured, plans
 
 COLUMNS = ["reading", "kind", "panel", "algorithm", "horizon", "shards", "timed", "cpu_s", "cpu_h", "todo",

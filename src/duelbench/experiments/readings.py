@@ -38,7 +38,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from . import ConfigError, deep_merge, effective_config, experiment_settings, fidelity_settings, figures_root
+from duelbench.config import (
+    ConfigError,
+    deep_merge,
+    effective_config,
+    experiment_settings,
+    fidelity_settings,
+    figures_root,
+)
 
 #: Config key of a paper section that lists its reading variants.
 KEY = "readings"
@@ -299,7 +306,7 @@ def write_table(ctx) -> None:
     from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
     from duelbench.report.checks import load_registry
 
-    from . import log_to
+    from duelbench.provenance.joblog import log_to
     from .aggregate import write_table as write_csv
 
     import pandas as pd

@@ -38,7 +38,8 @@ from duelbench.engine.shard_archive import matrix_sha256
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
 from duelbench.provenance.sidecar import atomic_write, code_mismatches, file_sha256, read_sidecar, write_sidecar
 
-from . import ConfigError, log_to
+from duelbench.config import ConfigError
+from duelbench.provenance.joblog import log_to
 from .contract import SampleShard, resolve
 from .job_identity import layout_of
 

@@ -34,8 +34,7 @@ translates each into the contract (``published``/``threshold``/``tolerance``/``f
 from __future__ import annotations
 
 import csv
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 

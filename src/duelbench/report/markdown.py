@@ -11,7 +11,6 @@ Numbers have 3 significant digits; the CSVs keep 12.
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -140,47 +139,6 @@ def write_report(out_path: str, root: str, papers: Mapping[str, tuple[str, Seque
 def engine_throughput_table(config: Mapping) -> str:
     """``<figures>/engine/throughput.md``, the table of the workflow's ``engine`` target
     (workflow/rules/engine.smk, always part of the workflow), which the report links."""
-    from duelbench.experiments import figures_root
+    from duelbench.config import figures_root
 
     return os.path.join(figures_root(config), "engine", "throughput.md")
-
-
-def write_for_config(config: Mapping, out_path: str, status_csv: str, throughput_md: str | None = None,
-                     built_only: bool = False) -> list[str]:
-    """``REPORT.md`` of every configured experiment that has a ``checks.csv`` (its title from its
-    registry) and the link to the engine throughput table (``throughput_md``, default
-    :func:`engine_throughput_table`: the link is there whether or not the table is built, so the
-    report of ``duelbench status --report`` is the one the workflow writes), with a provenance
-    sidecar; returns the inputs read.
-
-    ``built_only`` leaves out the experiments whose ``checks.csv`` is not on disk (``duelbench
-    status --report``: the report of the papers built so far); the workflow rule needs them all.
-    When the file already holds exactly the text it would get, it and its sidecar are left as
-    they are, so a committed report keeps its provenance."""
-    from duelbench.experiments import figures_root
-    from duelbench.experiments.contract import configured, plan
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from .checks import load_registry
-
-    papers, checks = {}, {}
-    for name in configured(config):
-        p = plan(config, name)
-        found = [o for o in p.outputs() if os.path.basename(o) == "checks.csv"]
-        if found and not (built_only and not os.path.isfile(found[0])):
-            registry = load_registry(os.path.join("data", "published", f"{name}.yaml"))
-            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), found[0]
-    if throughput_md is None:  # linked as the workflow links it, whether or not it is built here
-        throughput_md = engine_throughput_table(config)
-    inputs = [status_csv, *checks.values(), *([throughput_md] if os.path.isfile(throughput_md) else [])]
-    if built_only and os.path.isfile(out_path) and os.path.isfile(out_path + ".json"):
-        with tempfile.TemporaryDirectory() as tmp:
-            probe = write_report(os.path.join(tmp, "REPORT.md"), figures_root(config), papers, checks, status_csv,
-                                 config["fidelity"], throughput_md)
-        if probe == Path(out_path).read_text(encoding="utf-8"):
-            return inputs
-    with Timer() as t:
-        write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"], throughput_md)
-    write_sidecar(out_path, inputs=inputs, config={"fidelity": config["fidelity"]}, extra={"papers": sorted(papers)},
-                  **t.as_kwargs())
-    return inputs

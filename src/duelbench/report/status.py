@@ -17,15 +17,12 @@ the committed paper-fidelity ones after one paper was rebuilt.
 
 from __future__ import annotations
 
-import argparse
-import glob
 import os
-import sys
 from collections.abc import Mapping, Sequence
 
 from .checks import OUTCOMES, STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
 
-__all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status", "main"]
+__all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status", "up_to_date"]
 
 _NOTE_EVIDENCE = 90
 
@@ -157,7 +154,7 @@ def checks_fidelity(checks_paths: Sequence[str]) -> str | None:
 def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelity: str | None = None,
                              log: str | None = None, items: Mapping[str, Sequence] | None = None) -> list[dict]:
     """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
-    from duelbench.experiments import log_to
+    from duelbench.provenance.joblog import log_to
 
     from duelbench.provenance.sidecar import Timer, write_sidecar
 
@@ -173,21 +170,12 @@ def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelit
     return rows
 
 
-def configured_items(fidelity: str | None = None) -> dict[str, list]:
-    """paper -> its declared items, from the checkout's ``config/config.yaml`` (at ``fidelity``)."""
-    from duelbench.experiments.config_check import checkout_config
-    from duelbench.experiments.contract import configured, plan
-
-    config = checkout_config(fidelity=fidelity)
-    return {name: plan(config, name).items for name in configured(config)}
-
-
 def _paper_of(checks_csv: str) -> str:
     """The paper a ``<figures>/<paper>/checks.csv`` belongs to."""
     return os.path.basename(os.path.dirname(os.path.abspath(checks_csv)))
 
 
-def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None) -> bool:
+def up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None) -> bool:
     """Whether ``out`` already holds the table of ``paths`` and its sidecar names their current
     bytes as its inputs: then nothing is rewritten, so a committed table and its provenance stay
     untouched.  A rebuilt checks.csv with the same statuses still gets a new sidecar."""
@@ -208,57 +196,3 @@ def _up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None
         write_status_csv(status_table(paths, fidelity or checks_fidelity(paths), items), probe)
         with open(probe, "rb") as a, open(out, "rb") as b:
             return a.read() == b.read()
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``duelbench status``: rewrite ``replication_status.csv`` from the ``checks.csv`` on disk."""
-    p = argparse.ArgumentParser(
-        prog="duelbench status",
-        description="Rewrite <figures>/replication_status.csv (+ sidecar) from every "
-        "<figures>/<paper>/checks.csv already on disk, without running the workflow.",
-    )
-    p.add_argument("--figures", default="figures", help="folder holding one <paper>/checks.csv per paper (default: figures)")
-    p.add_argument("--out", default=None, help="output CSV (default: <figures>/replication_status.csv)")
-    p.add_argument("--fidelity", default=None, help="fidelity named in the notes (default: the checks' own)")
-    p.add_argument("--report", action="store_true",
-                   help="also rewrite <figures>/REPORT.md for the papers whose checks.csv is on disk "
-                   "(the workflow's figures folder only)")
-    args = p.parse_args(argv)
-    paths = sorted(glob.glob(os.path.join(args.figures, "*", "checks.csv")))
-    if not paths:
-        print(f"duelbench status: error: no {args.figures}/<paper>/checks.csv found; build a paper first "
-              f"(e.g. 'snakemake --cores 2 komiyama2016') or pass --figures", file=sys.stderr)
-        return 2
-    out = args.out or os.path.join(args.figures, "replication_status.csv")
-    try:
-        fidelity = args.fidelity or checks_fidelity(paths)
-        items = configured_items(fidelity)
-        if _up_to_date(paths, out, args.fidelity, items):
-            print(f"{out} is up to date with the checks.csv files: left as it is (and its sidecar)", file=sys.stderr)
-        else:
-            rows = write_replication_status(paths, out, fidelity=args.fidelity, items=items)
-            print(f"wrote {out}: {len(rows)} items of {len({r['paper'] for r in rows})} papers", file=sys.stderr)
-        if args.report:
-            report = _write_report(args.figures, out, fidelity)
-            print(f"{report}: papers {', '.join(sorted(p for p in configured_items(fidelity) if os.path.isfile(os.path.join(args.figures, p, 'checks.csv'))))}",
-                  file=sys.stderr)
-    except (OSError, ValueError, KeyError) as exc:
-        print(f"duelbench status: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
-
-
-def _write_report(figures: str, status_csv: str, fidelity: str) -> str:
-    """``<figures>/REPORT.md`` of the papers built so far (unchanged text: left as it is)."""
-    from duelbench.experiments import figures_root
-    from duelbench.experiments.config_check import checkout_config
-
-    from .markdown import write_for_config
-
-    config = checkout_config(fidelity=fidelity)
-    if os.path.realpath(figures) != os.path.realpath(figures_root(config)):
-        raise ValueError(f"--report writes the workflow's report: --figures must be {figures_root(config)!r} "
-                         f"(config/config.yaml 'figures'), not {figures!r}")
-    out = os.path.join(figures, "REPORT.md")
-    write_for_config(config, out, status_csv, built_only=True)
-    return out

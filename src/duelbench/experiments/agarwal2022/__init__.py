@@ -25,7 +25,7 @@ Every panel runs every *curve*, an algorithm entry with an id used in the statis
 A curve's parameters derive from its Figure-1 entry, so a reading variant's
 ``algorithm_params`` reach every curve of that algorithm.
 
-What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "agarwal2022")``)
+What is built (under :func:`duelbench.config.figures_dir` ``(config, "agarwal2022")``)
 -------------------------------------------------------------------------------------------
 ``regret.csv``, ``regret_figure.csv``
     Mean regret and s.e. per panel, curve and checkpoint, over all runs and over the figures'
@@ -57,17 +57,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import (
-    AlgorithmEntry,
-    ConfigError,
-    ShardSpec,
+from duelbench.config import (
     algorithm_entries,
+    AlgorithmEntry,
     check_datasets,
+    ConfigError,
     data_file,
     output_paths,
     paper_settings,
-    plan_shards,
 )
+from duelbench.engine.jobs import plan_shards, ShardSpec
 from ..contract import Item, Plan, SampleShard, Step, paper_items
 from ..samples import plan_samples
 

@@ -36,7 +36,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
 from . import NAME

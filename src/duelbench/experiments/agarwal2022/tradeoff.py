@@ -18,7 +18,7 @@ import pandas as pd
 
 from duelbench.bounds.batched import lower_bound_shape, pcomp_worst_case_bound, scomp2_shape, scomp_worst_case_shape
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
 from . import NAME, PANELS, batch_log_family, batched_curves, curve_settings, names_of

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import ConfigError, data_file, output_paths, paper_settings
+from duelbench.config import ConfigError, data_file, output_paths, paper_settings
 from ..contract import Item, Plan, Step, paper_items
 from .cells import STUDIES, plan_cells
 from .cells import cells as all_cells

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .. import ConfigError
+from duelbench.config import ConfigError
 
 #: Studies in report order (X0 and X8 have no sample families).
 STUDIES = ("pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "car_cond", "parallel")

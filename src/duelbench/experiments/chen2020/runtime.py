@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from .studies import PALETTE, sidecars, write_csv
 

@@ -69,7 +69,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 
 #: Agreement tolerance of two LP values (decision S5).

@@ -62,7 +62,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from .studies import edge_label, sidecars, write_csv
 

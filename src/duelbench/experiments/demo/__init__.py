@@ -15,7 +15,7 @@ Configuration (section ``demo`` of the workflow config; fidelity overrides apply
       kinds: [copeland, condorcet]              # regret definitions written to the CSV
       plot_kind: copeland                       # the one drawn
 
-Outputs, under :func:`duelbench.experiments.figures_dir` ``(config, "demo")``:
+Outputs, under :func:`duelbench.config.figures_dir` ``(config, "demo")``:
 ``regret.csv`` (columns ``dataset, algorithm, param_hash, t, mean, stderr, n_runs, kind``),
 ``regret.pdf`` and ``regret.png``, each with a ``.json`` provenance sidecar.
 
@@ -27,14 +27,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import (
-    ShardSpec,
-    algorithm_entries,
-    experiment_settings,
-    figures_dir,
-    plan_shards,
-    results_root,
-)
+from duelbench.config import algorithm_entries, experiment_settings, figures_dir, results_root
+from duelbench.engine.jobs import plan_shards, ShardSpec
 from ..contract import Item, Plan, Step
 
 NAME = "demo"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from duelbench.provenance.sidecar import Timer, write_sidecar
 
-from .. import group_shards, log_to
+from duelbench.engine.jobs import group_shards
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import NAME, labels
 

@@ -12,7 +12,7 @@ Modules (one job each): :mod:`.bounds` (bound tables), :mod:`.sampling` (the Tab
 :mod:`.table1`, :mod:`.regret` (aggregate, Figures 1-2), :mod:`.checks` (statistics and
 ``checks.csv``), :mod:`.robustness`, :mod:`.tables` (CSV reading and writing).
 
-What is built (outputs under :func:`duelbench.experiments.figures_dir` ``(config,
+What is built (outputs under :func:`duelbench.config.figures_dir` ``(config,
 "komiyama2016")``; every output has a ``.json`` provenance sidecar)
 ----------------------------------------------------------------------------------------
 ``bound_constants.csv``
@@ -135,18 +135,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import (
-    AlgorithmEntry,
-    ConfigError,
-    ShardSpec,
+from duelbench.config import (
     algorithm_entries,
+    AlgorithmEntry,
     check_datasets,
+    ConfigError,
     data_file,
     dataset_inputs,
     output_paths,
     paper_settings,
-    plan_shards,
 )
+from duelbench.engine.jobs import plan_shards, ShardSpec
 from ..contract import Item, Plan, Step, paper_items
 
 NAME = "komiyama2016"

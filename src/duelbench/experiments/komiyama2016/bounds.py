@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import NAME, bound_datasets, bounds_settings, recipes_path
 from .tables import display, write_rows

@@ -9,7 +9,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import group_shards, log_to
+from duelbench.engine.jobs import group_shards
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import NAME, Curve, curve_settings, curves, panel_specs, robustness_specs
 from .tables import read_regret, read_rows, to_float, write_rows

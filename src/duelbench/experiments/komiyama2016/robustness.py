@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import NAME, curve_settings, curves, panels
 from .checks import BEST_OTHER, OTHERS, Missing, final_samples, order_measurement

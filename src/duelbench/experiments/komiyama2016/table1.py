@@ -11,7 +11,7 @@ import numpy as np
 
 from duelbench.bounds.ccb import ccb_variant_names
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import NAME, table1_settings
 from .tables import display, sig, write_rows

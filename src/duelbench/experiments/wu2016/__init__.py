@@ -16,7 +16,7 @@ non-Condorcet", T = 10^7).  Each panel runs every entry of ``algorithms`` except
 under ``skip`` (SAVAGE is run in one variant per panel, W4); statistics call the panel's SAVAGE
 ``savage``.
 
-What is built (under :func:`duelbench.experiments.figures_dir` ``(config, "wu2016")``; every
+What is built (under :func:`duelbench.config.figures_dir` ``(config, "wu2016")``; every
 output has a ``.json`` provenance sidecar)
 --------------------------------------------------------------------------------------------
 ``regret.csv``
@@ -121,17 +121,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .. import (
-    ConfigError,
-    ShardSpec,
+from duelbench.config import (
     algorithm_entries,
     check_datasets,
+    ConfigError,
     data_file,
     dataset_inputs,
     output_paths,
     paper_settings,
-    plan_shards,
 )
+from duelbench.engine.jobs import plan_shards, ShardSpec
 from ..contract import Item, Plan, Step, paper_items
 
 NAME = "wu2016"

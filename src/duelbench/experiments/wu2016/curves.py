@@ -9,7 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import group_shards, log_to
+from duelbench.engine.jobs import group_shards
+from duelbench.provenance.joblog import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
 from . import NAME, PANELS, SLOPE_ALGORITHMS, curve_settings, figure2_time, panel_curves, trace_curves, trace_family

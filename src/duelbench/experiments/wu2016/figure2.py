@@ -10,7 +10,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
 from . import NAME, PANELS, curve_settings, figure2_time, panel_curves

@@ -110,18 +110,17 @@ import json
 import os
 from collections.abc import Mapping
 
-from .. import (
-    ConfigError,
-    ShardSpec,
+from duelbench.config import (
     algorithm_entries,
     check_datasets,
+    ConfigError,
     data_file,
     dataset_inputs,
     experiment_settings,
     output_paths,
-    plan_shards,
     results_root,
 )
+from duelbench.engine.jobs import plan_shards, ShardSpec
 from ..contract import Item, Plan, SampleShard, Step, paper_items
 from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, resolve_k_values, set_columns
 

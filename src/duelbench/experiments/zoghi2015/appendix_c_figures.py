@@ -4,7 +4,7 @@ Figure 6: mean and median of Delta^2 / Delta_min^2 per K, log y)."""
 
 from __future__ import annotations
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import APPENDIX_C_FIGURES, MAIN_CLICK_MODEL, NAME
 from .appendix_c import N_ARMS

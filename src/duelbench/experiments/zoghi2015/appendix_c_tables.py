@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import log_to
+from duelbench.provenance.joblog import log_to
 from ..contract import Plan, StepContext
 from . import APPENDIX_C_TABLES, MAIN_CLICK_MODEL, NAME, POOLINGS, registry_path
 from .appendix_c import N_ARMS, WORDS, AppendixCError, delta_ratio, set_columns

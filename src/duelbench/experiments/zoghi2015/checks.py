@@ -13,7 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import ShardSpec, group_shards, log_to
+from duelbench.engine.jobs import group_shards, ShardSpec
+from duelbench.provenance.joblog import log_to
 from ..claims import Missing
 from ..contract import StepContext
 from . import FIGURE_MATRICES, KINDS, MAIN_CLICK_MODEL, NAME, SAVAGE, REGRET_ITEMS, half_horizon, item_settings, regret_shards

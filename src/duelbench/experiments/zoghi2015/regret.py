@@ -10,7 +10,7 @@ cumulative regret (Definition 1, kind ``copeland_zoghi``; Z3) against t on a log
 * Gap sensitivity (labelled variant, not a paper figure): the 500-arm generator with gaps
   0.2 and 0.4.
 
-Each figure comes from ordinary simulation shards (:func:`duelbench.experiments.plan_shards`,
+Each figure comes from ordinary simulation shards (:func:`duelbench.engine.jobs.plan_shards`,
 planned by :func:`duelbench.experiments.zoghi2015.regret_shards`), so runs are shared with any
 other experiment that requests the same shards. Algorithms that need the horizon in advance
 (SAVAGE, ``needs_horizon``) are run once per point of a log grid of horizons (the engine's
@@ -32,7 +32,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .. import ShardSpec, group_shards, log_to
+from duelbench.engine.jobs import group_shards, ShardSpec
+from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
 from . import ITEM_TITLES, KINDS, NAME, REGRET_ITEMS, item_settings, needs_horizon, regret_shards
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from duelbench.archive.store import VALID
 
-from .. import ShardSpec, group_shards
+from duelbench.engine.jobs import group_shards, ShardSpec
 from ..contract import SampleShard
 from . import KINDS, REGRET_ITEMS, appendix_c_samples, shard_specs
 

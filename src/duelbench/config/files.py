@@ -5,7 +5,7 @@ Snakemake reports any YAML problem in a ``--configfile`` (a syntax error, a tag 
 ``!env``) as "not valid JSON or YAML … tabs", without the file or the line. This command reads
 each file as plain YAML (no tags) and names the file, line and column of the first problem,
 then merges the files over ``config/config.yaml`` in the order given (as Snakemake does) and
-checks the result against the workflow schema (:func:`duelbench.experiments.validate_config`).
+checks the result against the workflow schema (:func:`duelbench.config.schema.validate_config`).
 ``make figures`` and ``make quick`` run it on the configuration files in ``SNAKEMAKE_ARGS``.
 """
 
@@ -16,9 +16,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import yaml
+
 from duelbench.provenance.codehash import PACKAGE_ROOT
 
-from . import ConfigError, check_config, deep_merge, validate_config
+from .errors import ConfigError
+from .fidelity import deep_merge
+from .schema import check_config, validate_config
 
 CHECKOUT = PACKAGE_ROOT.parent.parent
 DEFAULT_CONFIG = CHECKOUT / "config" / "config.yaml"
@@ -26,8 +30,6 @@ DEFAULT_CONFIG = CHECKOUT / "config" / "config.yaml"
 
 def load_yaml(path: str | Path) -> dict:
     """A configuration file as a mapping; ConfigError naming file, line and column otherwise."""
-    import yaml
-
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
