@@ -97,9 +97,9 @@ def test_shard_plan(base_config):
     beta0 = [c for c in kom.curves(s) if c.variant][0]
     assert {sp.dataset for sp in specs if sp.param_hash == beta0.param_hash} == set(kom.panels(s))
     # the demo and this experiment share the shards they both need (same seed, same paths)
-    from duelbench.experiments import demo
+    from duelbench.experiments.demo import EXPERIMENT as demo
 
-    shared = set(sp.path for sp in specs) & set(demo.shard_targets(base_config, "paper"))
+    shared = set(sp.path for sp in specs) & set([s.path for s in demo.shard_specs(base_config, "paper")])
     assert any("/sushi/rucb-" in p for p in shared)
 
 

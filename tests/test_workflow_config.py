@@ -13,7 +13,7 @@ import yaml
 
 import duelbench.config as dbc
 import duelbench.engine.jobs as dbj
-from duelbench.experiments import demo
+from duelbench.experiments.demo import EXPERIMENT as demo
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SCHEMA = str(CHECKOUT / "workflow" / "schemas" / "config.schema.yaml")
@@ -147,7 +147,7 @@ def test_effective_config_is_idempotent(config):
     cfg = dict(config, fidelity="quick")
     once = dbc.effective_config(cfg)
     assert dbc.effective_config(once) == once
-    assert demo.shard_targets(once) == demo.shard_targets(cfg)
+    assert [s.path for s in demo.shard_specs(once)] == [s.path for s in demo.shard_specs(cfg)]
 
 
 def test_deep_merge_does_not_mutate():
@@ -178,9 +178,9 @@ def test_demo_shards_paper_fidelity(config):
 
 
 def test_fidelity_is_part_of_every_shard_path(config):
-    paper = set(demo.shard_targets(config))
-    quick = set(demo.shard_targets(config, "quick"))
-    smoke = set(demo.shard_targets(config, "smoke"))
+    paper = set([s.path for s in demo.shard_specs(config)])
+    quick = set([s.path for s in demo.shard_specs(config, "quick")])
+    smoke = set([s.path for s in demo.shard_specs(config, "smoke")])
     assert not (paper & quick) and not (paper & smoke) and not (quick & smoke)
     assert all(p.startswith("results/quick/") for p in quick)
 

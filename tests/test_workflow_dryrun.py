@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from duelbench.algorithms.registry import param_hash
-from duelbench.experiments import demo
+from duelbench.experiments.demo import EXPERIMENT as demo
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 SNAKEFILE = CHECKOUT / "Snakefile"
@@ -73,7 +73,7 @@ def shard_outputs(paths):
 
 def test_dry_run_lists_every_demo_shard(tmp_path, config):
     p = plan(tmp_path, "demo")
-    expected = demo.shard_targets(config)
+    expected = [s.path for s in demo.shard_specs(config)]
     assert len(expected) == 80
     assert pending(p, "simulate_shard") == shard_outputs(expected)
     warm = pending(p, "warmup_numba")
@@ -107,7 +107,7 @@ def test_profiles_select_fidelity(tmp_path, config, profile, fidelity, n_shards)
     shards = {s for s in pending(p, "simulate_shard") if s.endswith(".npz")}
     assert len(shards) == n_shards
     assert all(s.startswith(f"results/{fidelity}/") for s in shards)
-    assert shards == set(demo.shard_targets(config, fidelity))
+    assert shards == set([s.path for s in demo.shard_specs(config, fidelity)])
     assert f"results/{fidelity}/figures/demo/regret.pdf" in pending(p, "demo_plot")
 
 

@@ -189,7 +189,7 @@ def test_archived_shards_are_read_not_simulated_and_bad_entries_are_recomputed(b
 
 
 def _expected_shards(root: Path, algorithm: str | None = None) -> set[str]:
-    from duelbench.experiments import demo
+    from duelbench.experiments.demo import EXPERIMENT as demo
 
     with open(root / "config" / "config.yaml") as f:
         config = yaml.safe_load(f)

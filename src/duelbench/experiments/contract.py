@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from duelbench.provenance.codehash import PROVENANCE, closure_hash
-
 from duelbench.config import ConfigError
 from duelbench.engine.jobs import ShardSpec
+from duelbench.provenance.codehash import PROVENANCE, closure_hash
+from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import Timer, write_sidecar
 
 
 def packages() -> tuple[str, ...]:
@@ -102,8 +103,11 @@ class Step:
     ----------
     name : str
         Rule name suffix (the rule is ``<paper>_<name>``).
-    function : str
-        ``"module:function"`` relative to the paper's package, e.g. ``"table1:write_table1"``.
+    function : callable or str
+        The step function (a method of the paper's
+        :class:`~duelbench.experiments.experiment.Experiment` or a plain function), run by
+        :func:`run_harnessed`; or, for a package not yet on the base class, ``"module:function"``
+        relative to the paper's package, which writes its own log and sidecars.
     outputs : mapping of str to path
         Every output gets a provenance sidecar ``<path>.json`` (written by the function).
     inputs : mapping of str to path or list of paths
@@ -120,7 +124,7 @@ class Step:
     """
 
     name: str
-    function: str
+    function: Callable | str
     outputs: Mapping[str, str]
     inputs: Mapping[str, Any] = field(default_factory=dict)
     shards: bool = False
@@ -211,7 +215,8 @@ class Plan:
                 raise ConfigError(f"{self.name}: item {item.id} shows {missing[0]}, which no step writes")
         families = {s.family for s in self.samples}
         for s in self.steps:
-            resolve(self.name, s.function)
+            if not callable(s.function):
+                resolve(self.name, s.function)
             for family in s.families:
                 if family not in families:
                     raise ConfigError(f"{self.name}: step {s.name} reads sample family {family!r}, "
@@ -261,6 +266,13 @@ def package(name: str):
     return importlib.import_module(f"{__package__}.{name}")
 
 
+def declaration(name: str):
+    """What declares ``name``'s plan: the package's :class:`~duelbench.experiments.experiment.Experiment`
+    (its ``EXPERIMENT``), or the package itself while its module functions declare it."""
+    module = package(name)
+    return getattr(module, "EXPERIMENT", module)
+
+
 def resolve(experiment: str, function: str) -> Callable:
     """The callable named ``"module:function"`` in the package of ``experiment`` (a module
     path starting with ``duelbench.`` is absolute: a step every paper shares)."""
@@ -297,7 +309,7 @@ def plans(config: Mapping, experiment: str) -> tuple[Plan, dict[str, Plan]]:
     from . import readings
 
     variants = {r.id: _variant(config, r)[0] for r in readings.declared(config, experiment)}
-    p = readings.with_readings(package(experiment).plan(readings.without(config, experiment)), config, variants)
+    p = readings.with_readings(declaration(experiment).plan(readings.without(config, experiment)), config, variants)
     p.check()
     return p, variants
 
@@ -307,7 +319,7 @@ def _variant(config: Mapping, reading) -> tuple[Plan, dict]:
     from . import readings
 
     cfg = readings.reading_config(config, reading)
-    p = package(reading.experiment).plan(cfg)
+    p = declaration(reading.experiment).plan(cfg)
     p.check()
     return p, cfg
 
@@ -384,7 +396,7 @@ def bench_all_plan(config: Mapping, experiment: str) -> tuple[Plan, dict]:
     from .readings import variant_config
 
     name = bench_all.algorithm(config)
-    module = package(experiment)
+    module = declaration(experiment)
     cfg = variant_config(config, experiment, figures=bench_all.folder(config, name), extra_algorithms=[name],
                          fixed_lists=getattr(module, "FIXED_ALGORITHM_LISTS", ()))
     p = module.plan(cfg)
@@ -412,4 +424,28 @@ def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outpu
         raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
     ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
                       aliases=dict(aliases))
-    resolve(experiment, s.function)(ctx)
+    if callable(s.function):
+        run_harnessed(s.function, ctx)
+    else:
+        resolve(experiment, s.function)(ctx)
+
+
+def _input_files(named: Mapping[str, Any]) -> list[str]:
+    """Every file a step read, in input order (lists flattened)."""
+    out: list[str] = []
+    for value in named.values():
+        out += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+    return out
+
+
+def run_harnessed(function: Callable[[StepContext], Mapping | None], ctx: StepContext) -> None:
+    """Run a step function with the framework's harness: what it prints goes to the step's log,
+    it is timed, and each output gets a sidecar recording the step's inputs, its settings (the
+    ``config`` of the sidecar), the experiment's seed and the fields the function returned."""
+    with log_to(ctx.log), Timer() as t:
+        extra = function(ctx) or {}
+    settings = ctx.step.settings
+    seeds = {"seed": int(settings["seed"])} if "seed" in settings else None
+    for path in ctx.output.values():
+        write_sidecar(path, inputs=_input_files(ctx.input), config=dict(settings), seeds=seeds,
+                      extra={"experiment": ctx.plan.name, "step": ctx.step.name, **dict(extra)}, **t.as_kwargs())

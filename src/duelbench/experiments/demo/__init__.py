@@ -1,9 +1,8 @@
-"""Demo experiment: cumulative Copeland regret of a few algorithms on two small datasets.
+"""Demo experiment: cumulative regret of a few algorithms on two small datasets.
 
-Not a paper replication: it exercises the whole pipeline (shards → aggregate → figure, each
-with a provenance sidecar) and is the template for a paper's experiment module.
-
-Configuration (section ``demo`` of the workflow config; fidelity overrides apply)::
+Not a paper replication: the worked example of :class:`~duelbench.experiments.experiment.Experiment`
+(docs/adding-a-paper.md). It declares its shards, the framework's two default steps (aggregate,
+regret figure) and one item. Configuration (section ``demo``; fidelity overrides apply)::
 
     demo:
       datasets: [arxiv, sushi]
@@ -15,91 +14,70 @@ Configuration (section ``demo`` of the workflow config; fidelity overrides apply
       kinds: [copeland, condorcet]              # regret definitions written to the CSV
       plot_kind: copeland                       # the one drawn
 
-Outputs, under :func:`duelbench.config.figures_dir` ``(config, "demo")``:
-``regret.csv`` (columns ``dataset, algorithm, param_hash, t, mean, stderr, n_runs, kind``),
-``regret.pdf`` and ``regret.png``, each with a ``.json`` provenance sidecar.
-
-The smallest package on the experiment contract (:mod:`duelbench.experiments.contract`):
-:func:`plan` declares the shards, two steps (aggregate, figure) and one item.
+Outputs under ``<figures>/demo/``: ``regret.csv`` (columns ``dataset, algorithm, param_hash, t,
+mean, stderr, n_runs, kind``), ``regret.pdf`` and ``regret.png``, each with a sidecar.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from duelbench.config import algorithm_entries, experiment_settings, figures_dir, results_root
-from duelbench.engine.jobs import plan_shards, ShardSpec
-from ..contract import Item, Plan, Step
+from duelbench.config import algorithm_entries
+from duelbench.engine.jobs import ShardSpec, plan_shards
 
-NAME = "demo"
-DEFAULT_KINDS = ("copeland", "condorcet")
-
-
-def settings(config: Mapping, fidelity: str | None = None) -> dict:
-    """The demo's effective settings (fidelity overrides applied, defaults filled in)."""
-    s = dict(experiment_settings(config, NAME, fidelity))
-    s.setdefault("kinds", list(DEFAULT_KINDS))
-    s.setdefault("plot_kind", "copeland")
-    s["fidelity"] = config.get("fidelity", "paper") if fidelity is None else fidelity
-    return s
+from ..contract import Item, Step, StepContext
+from ..experiment import Experiment
+from ..plotting import algorithm_label
 
 
-def shard_specs(config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
-    """Every shard the demo needs, ordered by dataset, algorithm entry, run range."""
-    s = settings(config, fidelity)
-    specs: list[ShardSpec] = []
-    for dataset in s["datasets"]:
-        for alg in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms"):
-            specs.extend(
-                plan_shards(
-                    fidelity=s["fidelity"], dataset=dataset, algorithm=alg.name, params=alg.params,
-                    horizon=int(s["horizon"]), runs=int(s["runs"]), runs_per_shard=int(s["runs_per_shard"]),
-                    seed=int(s["seed"]), root=results_root(config),
-                )
-            )
-    return specs
+class Demo(Experiment):
+    """Regret curves of the configured algorithms, one panel per dataset."""
+
+    name = "demo"
+    output_files = {"csv": "regret.csv", "pdf": "regret.pdf", "png": "regret.png"}
+    curves = ("csv", "copeland")
+
+    def check(self, s: dict) -> None:
+        s.setdefault("kinds", ["copeland", "condorcet"])
+        s.setdefault("plot_kind", "copeland")
+
+    def regret_kinds(self, s: Mapping) -> tuple[str, ...]:
+        return tuple(s["kinds"])
+
+    def shards(self, s: Mapping) -> list[ShardSpec]:
+        """Every (dataset, algorithm entry): ``runs`` runs in shards of ``runs_per_shard``."""
+        return [sp for dataset in s["datasets"] for a in algorithm_entries(s["algorithms"], where="demo.algorithms")
+                for sp in plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=a.name, params=a.params,
+                                      horizon=int(s["horizon"]), runs=int(s["runs"]),
+                                      runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
+
+    def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
+        return [Step("aggregate", self.aggregate, {"csv": out["csv"]}, shards=True, settings=s,
+                     message=f"aggregating the demo shards into {out['csv']}"),
+                Step("plot", self.plot, {"pdf": out["pdf"], "png": out["png"]}, inputs={"csv": out["csv"]}, settings=s)]
+
+    def plot(self, ctx: StepContext) -> dict:
+        """The regret figure, on a log y axis: Random's linear regret would flatten the learning
+        algorithms onto the axis."""
+        s = ctx.settings
+        return self.regret_figure(ctx, panels=s["datasets"], labels=labels(s), kind=s["plot_kind"], yscale="log",
+                                  title=f"Cumulative {s['plot_kind']} regret (mean ± 1 s.e., {int(s['runs'])} runs, "
+                                        f"fidelity {s['fidelity']})")
+
+    def items(self, s: Mapping, out: Mapping[str, str]) -> list[Item]:
+        return [Item("regret", "figure", "Demo: cumulative regret",
+                     f"Mean cumulative {s['plot_kind']} regret ± 1 s.e. over {int(s['runs'])} runs of "
+                     f"{', '.join(map(str, s['algorithms']))} on {', '.join(s['datasets'])}; not a paper's figure.",
+                     (out["png"],))]
 
 
-def shard_targets(config: Mapping, fidelity: str | None = None) -> list[str]:
-    """Paths of every shard the demo needs (see :func:`shard_specs`)."""
-    return [s.path for s in shard_specs(config, fidelity)]
+def labels(s: Mapping) -> dict[tuple[str, str], str]:
+    """Legend label per (algorithm, param_hash): the configured ``label``, else the algorithm's
+    name (with the parameter hash when it is configured twice)."""
+    entries = algorithm_entries(s["algorithms"], where="demo.algorithms")
+    return {(e.name, e.param_hash): e.label or (algorithm_label(e.name) if [f.name for f in entries].count(e.name) == 1
+                                                else f"{algorithm_label(e.name)} [{e.param_hash[:6]}]")
+            for e in entries}
 
 
-def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
-    """The demo's final outputs: ``csv``, ``pdf``, ``png`` (sidecars are ``<path>.json``)."""
-    d = figures_dir(config, NAME, fidelity)
-    return {"csv": f"{d}/regret.csv", "pdf": f"{d}/regret.pdf", "png": f"{d}/regret.png"}
-
-
-def labels(config: Mapping, fidelity: str | None = None) -> dict[tuple[str, str], str]:
-    """Legend label per (algorithm, param_hash): the configured ``label`` or the default one."""
-    from ..plotting import algorithm_label
-
-    s = settings(config, fidelity)
-    entries = algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")
-    out = {}
-    for e in entries:
-        variants = sum(1 for f in entries if f.name == e.name)
-        out[(e.name, e.param_hash)] = e.label or (
-            algorithm_label(e.name) if variants == 1 else f"{algorithm_label(e.name)} [{e.param_hash[:6]}]"
-        )
-    return out
-
-
-def plan(config: Mapping, fidelity: str | None = None) -> Plan:
-    """Shards of every (dataset, algorithm), the aggregate step, the figure step, one item."""
-    s = settings(config, fidelity)
-    out = outputs(config, fidelity)
-    return Plan(
-        name=NAME, settings=s, shards=shard_specs(config, fidelity), kinds=tuple(s["kinds"]),
-        steps=[
-            Step("aggregate", "steps:aggregate", {"csv": out["csv"]}, shards=True, settings=s,
-                 message=f"aggregating the demo shards into {out['csv']}"),
-            Step("plot", "steps:plot", {"pdf": out["pdf"], "png": out["png"]}, inputs={"csv": out["csv"]},
-                 settings=s),
-        ],
-        items=[Item("regret", "figure", "Demo: cumulative regret",
-                    f"Mean cumulative {s['plot_kind']} regret ± 1 s.e. over {int(s['runs'])} runs of "
-                    f"{', '.join(map(str, s['algorithms']))} on {', '.join(s['datasets'])}; not a paper's figure.",
-                    (out["png"],))],
-    )
+EXPERIMENT = Demo()

@@ -1,0 +1,142 @@
+"""The base class of an experiment: a paper declares, the framework plans and runs.
+
+A paper subclasses :class:`Experiment` and declares what is its own: its name (the config
+section and target), the files it writes, how its settings are checked, the simulation and
+sample shards it needs, its steps and its items. :meth:`Experiment.plan` assembles the
+:class:`~duelbench.experiments.contract.Plan` the workflow builds, and every step runs inside one
+harness (:func:`~duelbench.experiments.contract.run_harnessed`): its log file, its timing and the provenance sidecar of each
+output are the framework's, so a step function holds only its own work.
+
+Steps are methods or plain functions, referenced as objects (``Step("plot", self.plot, ...)``):
+grep and a reader follow a figure to its code. A step function takes the
+:class:`~duelbench.experiments.contract.StepContext` and returns ``None`` or a mapping of
+JSON-able fields recorded in its outputs' sidecars (``extra``).
+
+The framework's default steps are those of a regret-curve figure:
+
+* :meth:`Experiment.aggregate`: the plan's shards into a regret-curve table (columns of
+  :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`);
+* :meth:`Experiment.regret_figure`: that table drawn as one panel per dataset
+  (:func:`duelbench.experiments.plotting.regret_panels`).
+
+The demo (:mod:`duelbench.experiments.demo`) is the worked example.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import pandas as pd
+
+from duelbench.config import ConfigError, output_paths, paper_settings
+from duelbench.engine.jobs import ShardSpec, group_shards
+
+from .aggregate import summarise_shards, write_table
+from .contract import Item, Plan, SampleShard, Step, StepContext
+from .plotting import regret_panels, save_figure
+
+
+class Experiment:
+    """One paper (or the demo): its declarations, and the plan assembled from them.
+
+    Class attributes
+    ----------------
+    name : str
+        The config section, the target rule and the folder of the outputs.
+    output_files : dict of str to str
+        Key -> file name of every output, under the fidelity's figures folder.
+    kinds : tuple of str
+        Regret kinds the steps read (and the results archive keeps for the shards).
+    paper_items : dict of str to tuple of str
+        The paper's own tables and figures among the items (item id -> the registry items
+        whose checks judge it); they get a row of the replication status.
+    curves : tuple of (str, str) or None
+        (output key of the regret-curve table, the regret kind the paper plots): what
+        ``duelbench bench-all`` ranks; None without regret curves.
+    """
+
+    name: ClassVar[str]
+    output_files: ClassVar[dict[str, str]] = {}
+    kinds: ClassVar[tuple[str, ...]] = ("copeland",)
+    paper_items: ClassVar[dict[str, tuple[str, ...]]] = {}
+    curves: ClassVar[tuple[str, str] | None] = None
+
+    # ------------------------------------------------------------------ declarations
+    def settings(self, config: Mapping, fidelity: str | None = None) -> dict:
+        """The effective settings (at ``fidelity``, default the configuration's): the section
+        after fidelity overrides, plus ``fidelity``, ``figures`` and ``results``
+        (:func:`duelbench.config.paper_settings`), checked by :meth:`check`."""
+        s = paper_settings(config, self.name, fidelity)
+        self.check(s)
+        return s
+
+    def check(self, s: dict) -> None:
+        """Checks beyond the JSON schema (may fill in defaults); raise :class:`ConfigError`
+        naming ``<name>.<key>``."""
+
+    def require(self, s: Mapping, *keys: str) -> None:
+        """:class:`ConfigError` for the first of ``keys`` missing from the settings."""
+        for key in keys:
+            if key not in s:
+                raise ConfigError(f"{self.name}.{key}: missing (see workflow/schemas/{self.name}.schema.yaml)")
+
+    def outputs(self, config: Mapping, fidelity: str | None = None) -> dict[str, str]:
+        """Final outputs by key (:attr:`output_files`); sidecars are ``<path>.json``."""
+        return output_paths(config, self.name, self.output_files, fidelity)
+
+    def regret_kinds(self, s: Mapping) -> tuple[str, ...]:
+        """The regret kinds the steps read (default: :attr:`kinds`)."""
+        return tuple(self.kinds)
+
+    def shards(self, s: Mapping) -> list[ShardSpec]:
+        """The simulation shards (default: none)."""
+        return []
+
+    def shard_specs(self, config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
+        """The simulation shards of ``config`` at ``fidelity`` (default: the configuration's)."""
+        return self.shards(self.settings(config, fidelity))
+
+    def samples(self, s: Mapping) -> list[SampleShard]:
+        """The sample shards (default: none)."""
+        return []
+
+    def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
+        """The steps, in order (their functions referenced as objects)."""
+        raise NotImplementedError(f"{type(self).__name__} declares no steps")
+
+    def items(self, s: Mapping, out: Mapping[str, str]) -> list[Item]:
+        """The tables and figures as rebuilt here (default: none)."""
+        return []
+
+    # ------------------------------------------------------------------ the plan
+    def plan(self, config: Mapping) -> Plan:
+        """Everything the workflow builds for ``config``, from the declarations above."""
+        s = self.settings(config)
+        out = self.outputs(config)
+        items = [Item(i.id, i.kind, i.title, i.caption, i.outputs, i.id in self.paper_items,
+                      tuple(self.paper_items.get(i.id, ()))) for i in self.items(s, out)]
+        curves = (out[self.curves[0]], self.curves[1]) if self.curves else None
+        return Plan(name=self.name, settings=s, steps=self.steps(s, out, config), items=items,
+                    shards=self.shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves)
+
+    # ------------------------------------------------------------------ default steps
+    @staticmethod
+    def aggregate(ctx: StepContext) -> dict:
+        """Output ``csv``: mean and s.e. of every regret kind of ``settings["kinds"]`` (default:
+        the plan's kinds) per (dataset, algorithm, checkpoint), from the plan's shards."""
+        kinds = ctx.settings.get("kinds", ctx.plan.kinds)
+        table = summarise_shards(group_shards(ctx.plan.shards), kinds=kinds)
+        print(f"{len(ctx.plan.shards)} shards -> {len(table)} rows in {ctx.output.csv}")
+        write_table(table, ctx.output.csv)
+        return {"rows": int(len(table))}
+
+    @staticmethod
+    def regret_figure(ctx: StepContext, *, panels: Sequence[str], labels: Mapping, title: str,
+                      kind: str, yscale: str = "linear") -> dict:
+        """Outputs ``pdf`` and ``png``: the regret-curve table of input ``csv``, one panel per
+        dataset, mean ± 1 s.e. (called by a paper's figure step with its panels and labels)."""
+        table = pd.read_csv(ctx.input.csv, dtype={"param_hash": str})
+        fig = regret_panels(table, kind=kind, panels=list(panels), labels=labels, yscale=yscale, title=title)
+        save_figure(fig, [ctx.output.pdf, ctx.output.png])
+        return {"kind": kind}
