@@ -446,6 +446,6 @@ def run_harnessed(function: Callable[[StepContext], Mapping | None], ctx: StepCo
         extra = function(ctx) or {}
     settings = ctx.step.settings
     seeds = {"seed": int(settings["seed"])} if "seed" in settings else None
-    for path in ctx.output.values():
-        write_sidecar(path, inputs=_input_files(ctx.input), config=dict(settings), seeds=seeds,
+    for key in ctx.step.outputs:  # the rule's outputs also hold the sidecars (<key>_meta)
+        write_sidecar(ctx.output[key], inputs=_input_files(ctx.input), config=dict(settings), seeds=seeds,
                       extra={"experiment": ctx.plan.name, "step": ctx.step.name, **dict(extra)}, **t.as_kwargs())

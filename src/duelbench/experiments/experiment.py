@@ -25,7 +25,7 @@ The demo (:mod:`duelbench.experiments.demo`) is the worked example.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import pandas as pd
 
