@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from duelbench.config import ConfigError, effective_config
-from duelbench.experiments import wu2016 as w
+from duelbench.experiments.wu2016 import EXPERIMENT as experiment
+from duelbench.experiments.wu2016 import config as w
 from duelbench.experiments.wu2016 import checks, figure2
 
 from _checkout_copy import CHECKOUT
@@ -30,7 +31,7 @@ def config():
 def settings(config, fidelity="paper", **section):
     cfg = copy.deepcopy(config)
     cfg["wu2016"].update(section)
-    return w.settings(effective_config(dict(cfg, fidelity=fidelity)))
+    return experiment.settings(effective_config(dict(cfg, fidelity=fidelity)))
 
 
 def test_declared_panels_runs_and_savage_per_panel(config):
@@ -47,7 +48,7 @@ def test_declared_panels_runs_and_savage_per_panel(config):
 
 def test_every_curve_is_split_into_shards_of_its_panel(config):
     s = settings(config, "smoke")
-    specs = w.shard_specs(s)
+    specs = experiment.shards(s)
     per = {(sp.dataset, sp.algorithm): sp.horizon for sp in specs}
     assert len(per) == 22
     assert {h for (d, _), h in per.items() if d == s["panels"]["noncondorcet"]["dataset"]} == {4000}
@@ -192,7 +193,7 @@ def test_without_traced_runs_the_traced_statistics_say_why(config):
     t.traces = t.traces.iloc[0:0]
     m = checks.measure(t, "rucb_elimination")
     assert isinstance(m, checks.Missing) and "traces.runs = 0" in m.evidence
-    assert not w.trace_samples(s)
+    assert not experiment.samples(s)
 
 
 def test_the_mean_of_run_slopes_is_the_slope_of_the_mean_curve():

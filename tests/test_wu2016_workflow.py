@@ -30,9 +30,9 @@ def built(tmp_path_factory, mslr_mirror):
 
 
 def _outputs(config) -> dict:
-    from duelbench.experiments import wu2016 as w
+    from duelbench.experiments.wu2016 import EXPERIMENT
 
-    return w.outputs(config, "smoke")
+    return EXPERIMENT.outputs(config, "smoke")
 
 
 def test_every_output_exists_with_a_sidecar(built):

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from duelbench.report.checks import CheckResult, Measurement, outcome_counts
+from duelbench.data.paths import display_path
+from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import Timer, write_sidecar
+from duelbench.report.checks import CheckResult, Measurement, evaluate_registry, outcome_counts, write_checks_csv
 
 
 class Missing(Measurement):
@@ -25,8 +28,6 @@ def evaluate_with_reasons(registry: Mapping, measure: Callable[[str], Measuremen
     (:func:`~duelbench.report.checks.evaluate_registry`): a :class:`Missing` statistic keeps its
     reason as the evidence of the ``inconclusive`` outcome, and a measurement's own evidence
     (e.g. which algorithms A and B are) leads the test's evidence."""
-    from duelbench.report.checks import evaluate_registry
-
     ms = {c["statistic"]: measure(c["statistic"]) for c in registry["checks"]}
     results = evaluate_registry(registry, ms, fidelity)
     for r in results:
@@ -38,6 +39,19 @@ def evaluate_with_reasons(registry: Mapping, measure: Callable[[str], Measuremen
     return results
 
 
+def checks_table(ctx, evaluate: Callable[[dict], list[CheckResult]]) -> dict:
+    """The body of a paper's ``checks`` step on the framework's harness: ``evaluate`` the registry
+    of input ``registry`` (as the plan scores it,
+    :meth:`~duelbench.experiments.contract.StepContext.registry`), write output ``csv``
+    (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check; returns the
+    outcome counts (recorded in the sidecar)."""
+    results = evaluate(ctx.registry(ctx.input.registry))
+    write_checks_csv(results, ctx.output.csv)
+    for r in results:
+        print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
+    return {"outcomes": outcome_counts(results)}
+
+
 def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs: Sequence[str],
                       seeds: Mapping) -> list[CheckResult]:
     """The body of a paper's ``checks`` step: ``evaluate`` the registry of input ``registry``
@@ -45,12 +59,6 @@ def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs
     output ``csv`` (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check,
     and its sidecar (``inputs`` then the registry, the settings, ``seeds``, the outcome counts).
     Reading the tables belongs inside ``evaluate``, so that it is timed and logged with the rest."""
-    from duelbench.data.paths import display_path
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import write_checks_csv
-
-    from duelbench.provenance.joblog import log_to
-
     with log_to(ctx.log), Timer() as t:
         results = evaluate(ctx.registry(ctx.input.registry))
         write_checks_csv(results, ctx.output.csv)

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from duelbench.config import ConfigError
+from duelbench.data.paths import display_path
 from duelbench.engine.jobs import ShardSpec
 from duelbench.provenance.codehash import PROVENANCE, closure_hash
 from duelbench.provenance.joblog import log_to
@@ -447,5 +448,5 @@ def run_harnessed(function: Callable[[StepContext], Mapping | None], ctx: StepCo
     settings = ctx.step.settings
     seeds = {"seed": int(settings["seed"])} if "seed" in settings else None
     for key in ctx.step.outputs:  # the rule's outputs also hold the sidecars (<key>_meta)
-        write_sidecar(ctx.output[key], inputs=_input_files(ctx.input), config=dict(settings), seeds=seeds,
+        write_sidecar(ctx.output[key], inputs=[display_path(f) for f in _input_files(ctx.input)], config=dict(settings), seeds=seeds,
                       extra={"experiment": ctx.plan.name, "step": ctx.step.name, **dict(extra)}, **t.as_kwargs())

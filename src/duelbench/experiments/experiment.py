@@ -33,7 +33,7 @@ from duelbench.config import ConfigError, output_paths, paper_settings
 from duelbench.engine.jobs import ShardSpec, group_shards
 
 from .aggregate import summarise_shards, write_table
-from .contract import Item, Plan, SampleShard, Step, StepContext
+from .contract import Item, Plan, SampleShard, Step, StepContext, paper_items
 from .plotting import regret_panels, save_figure
 
 
@@ -114,8 +114,7 @@ class Experiment:
         """Everything the workflow builds for ``config``, from the declarations above."""
         s = self.settings(config)
         out = self.outputs(config)
-        items = [Item(i.id, i.kind, i.title, i.caption, i.outputs, i.id in self.paper_items,
-                      tuple(self.paper_items.get(i.id, ()))) for i in self.items(s, out)]
+        items = paper_items(self.items(s, out), self.paper_items)
         curves = (out[self.curves[0]], self.curves[1]) if self.curves else None
         return Plan(name=self.name, settings=s, steps=self.steps(s, out, config), items=items,
                     shards=self.shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves)

@@ -15,6 +15,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import matplotlib
 
@@ -136,6 +137,88 @@ def frame_curves(ax, top: float | None, curves: Sequence[tuple[str, str, np.ndar
 def panel_title(letter: int, paper_title: str, dataset: str) -> str:
     """Panel title as in the paper, ``(a) <paper's name>``, with the suite's dataset id beside."""
     return f"({chr(ord('a') + letter)}) {paper_title}\n[{dataset}]"
+
+
+@dataclass(frozen=True)
+class Curve:
+    """One mean regret curve of a panel, with its band of ± 1 s.e."""
+
+    label: str
+    #: ``Axes.plot`` keyword arguments besides the label (``color``, ``linestyle``, ...)
+    style: Mapping
+    t: np.ndarray
+    mean: np.ndarray
+    stderr: np.ndarray
+    #: whether the frame is fitted to it (the curves the paper's text compares)
+    compared: bool = True
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One panel: its title, x range, curves and, if the paper gives one, its top y tick."""
+
+    title: str
+    xlim: tuple[float, float]
+    curves: Sequence[Curve]
+    #: the top of the frame; None fits it to the compared curves (:func:`frame_top`)
+    top: float | None = None
+
+
+@dataclass(frozen=True)
+class Frame:
+    """How a paper frames its figure of regret panels: the layout and the axes, as data."""
+
+    grid: tuple[int, int]
+    size: tuple[float, float]
+    xlabel: str
+    ylabel: str
+    xscale: str = "linear"
+    #: scientific tick labels on both axes
+    scientific: bool = False
+    #: inches at the top for the legend
+    legend_space: float = 0.35
+
+
+def curve_panels(frame: Frame, panels: Sequence[Panel], legend: Sequence[str], footer: str):
+    """The figure of ``panels`` (filled row by row) as ``frame`` lays it out; returns the figure.
+
+    Each curve is its mean with a ± 1 s.e. band (markers where it has fewer than 20 points: an
+    independent run per horizon point); curves leaving the frame are marked (:func:`frame_curves`);
+    the legend lists the labels of ``legend`` that are drawn, in that order; ``footer`` is printed
+    under the panels.
+    """
+    rows, cols = frame.grid
+    fig, axes = plt.subplots(rows, cols, figsize=frame.size, squeeze=False)
+    handles = {}
+    for k, panel in enumerate(panels):
+        ax = axes[k // cols][k % cols]
+        drawn, tops = [], []
+        for c in panel.curves:
+            tt, m, se = np.asarray(c.t, float), np.asarray(c.mean, float), np.nan_to_num(np.asarray(c.stderr, float))
+            (line,) = ax.plot(tt, m, lw=1.4, marker="o" if len(tt) < 20 else None, ms=3, label=c.label, **c.style)
+            ax.fill_between(tt, m - se, m + se, color=c.style["color"], alpha=0.18, lw=0)
+            handles.setdefault(c.label, line)
+            drawn.append((c.label, c.style["color"], tt, m))
+            if c.compared:
+                tops.append(float(np.max(m + se)))
+        if frame.xscale != "linear":
+            ax.set_xscale(frame.xscale)
+        ax.set_xlim(*panel.xlim)
+        frame_curves(ax, panel.top if panel.top is not None else frame_top(tops), drawn)
+        ax.set_title(panel.title, fontsize=9)
+        ax.set_xlabel(frame.xlabel)
+        ax.set_ylabel(frame.ylabel)
+        ax.grid(True, which="major", alpha=0.3)
+        if frame.scientific:
+            ax.ticklabel_format(axis="both", style="sci", scilimits=(-3, 4))
+        if not panel.curves:
+            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    labels = [label for label in legend if label in handles]
+    fig.legend([handles[label] for label in labels], labels, loc="upper center", ncol=min(len(labels), 6),
+               frameon=False, fontsize=8, bbox_to_anchor=(0.5, 1.0))
+    fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
+    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - frame.legend_space / fig.get_figheight()))
+    return fig
 
 
 def regret_panels(

@@ -26,7 +26,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,13 +46,27 @@ from .job_identity import layout_of
 KIND = "samples"
 
 
-def plan_samples(*, experiment: str, family: str, function: str, job: Mapping, n: int, per_shard: int,
+def function_reference(experiment: str, function: Callable | str) -> str:
+    """``"module:function"`` of a family's function relative to the paper's package: its name in
+    the family's shards and archive keys (a string is taken as it is)."""
+    if isinstance(function, str):
+        return function
+    prefix = f"{__package__}.{experiment}."
+    if not function.__module__.startswith(prefix):
+        raise ConfigError(f"{experiment}: the sample function {function.__module__}.{function.__qualname__} is not a "
+                          f"function of the package {prefix[:-1]}")
+    return f"{function.__module__[len(prefix):]}:{function.__qualname__}"
+
+
+def plan_samples(*, experiment: str, family: str, function: Callable | str, job: Mapping, n: int, per_shard: int,
                  fidelity: str, root: str, datasets: Sequence[str] = (),
                  columns: Sequence[str] = ()) -> list[SampleShard]:
     """Split samples ``0 … n − 1`` of a family into shards of at most ``per_shard`` samples.
 
+    ``function`` is the family's function (:func:`function_reference` names it in the shards);
     ``columns``: the columns the family's readers use, which the archive keeps (all if empty);
     a shard's results file holds every column the function returns."""
+    function = function_reference(experiment, function)
     if n < 1 or per_shard < 1:
         raise ConfigError(f"{experiment}.{family}: samples and samples_per_shard must be ≥ 1 (got {n}, {per_shard})")
     job = json.loads(json.dumps(job, sort_keys=True))

@@ -119,220 +119,136 @@ Decisions
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 
-from duelbench.config import (
-    algorithm_entries,
-    check_datasets,
-    ConfigError,
-    data_file,
-    dataset_inputs,
-    output_paths,
-    paper_settings,
+from duelbench.config import data_file, dataset_inputs
+from duelbench.engine.jobs import ShardSpec, plan_shards
+
+from ..contract import Item, SampleShard, Step
+from ..experiment import Experiment
+from ..samples import plan_samples
+from . import checks, curves, figure2, traces
+from .config import (
+    KINDS,
+    NAME,
+    PANELS,
+    SLOPE_ALGORITHMS,
+    check_settings,
+    curve_settings,
+    figure2_time,
+    panel_curves,
+    trace_curves,
+    trace_family,
 )
-from duelbench.engine.jobs import plan_shards, ShardSpec
-from ..contract import Item, Plan, Step, paper_items
-
-NAME = "wu2016"
-#: Regret kinds the experiment reads (and the results archive keeps for its shards).
-KINDS = ("copeland",)
-#: Panel names in figure order, with the paper's panel titles (L908-L910).
-PANELS = {"condorcet": "K = 5, Condorcet", "noncondorcet": "K = 5, non-Condorcet"}
-#: Registry names that statistics may call ``savage`` (the panel's SAVAGE variant, W4).
-SAVAGES = ("condorcet_savage", "copeland_savage")
-#: The curves whose per-run slopes and t0 regret ``run_slopes.csv`` keeps (the slope and flatness
-#: statistics compare them).
-SLOPE_ALGORITHMS = ("dts", "dts_plus", "rmed1", "ecw_rmed")
-#: The algorithms a run can be traced for (:mod:`.traces`).
-TRACEABLE = ("dts", "dts_plus")
 
 
-def settings(config: Mapping, fidelity: str | None = None) -> dict:
-    """The effective ``wu2016`` settings (fidelity overrides applied, checked), plus
-    ``fidelity``, ``figures`` and ``results``."""
-    s = paper_settings(config, NAME, fidelity)
-    check_settings(s)
-    return s
+class WuLiu2016(Experiment):
+    """Figures 1 and 2 of Wu & Liu (2016), the traced runs and the registry's checks."""
+
+    name = NAME
+    kinds = KINDS
+    output_files = {
+        "regret": "regret.csv", "final": "final_regret.csv", "slopes": "run_slopes.csv", "traces": "traces.csv",
+        "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
+        "figure2_csv": "figure2.csv", "figure2_md": "figure2.md", "figure2_pdf": "figure2.pdf",
+        "figure2_png": "figure2.png", "checks": "checks.csv",
+    }
+    #: The paper's own figures among the items, with the registry items whose checks judge them.
+    paper_items = {"figure1": ("Figure 1",), "figure2": ("Figure 2",)}
+    curves = ("regret", "copeland")
+
+    def check(self, s: dict) -> None:
+        check_settings(s)
+
+    def shards(self, s: Mapping) -> list[ShardSpec]:
+        """Every simulation shard: each panel's curves, ``runs`` x the panel's horizon."""
+        return [sp for p, panel in s["panels"].items() for e in panel_curves(s, p)
+                for sp in plan_shards(fidelity=s["fidelity"], dataset=panel["dataset"], algorithm=e.name,
+                                      params=e.params, horizon=int(panel["horizon"]), runs=int(s["runs"]),
+                                      runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
+
+    def samples(self, s: Mapping) -> list[SampleShard]:
+        """The traced runs as sample shards: per panel, runs ``0 … traces.runs − 1`` of every traced
+        curve (sample ``i`` is run ``i % runs`` of curve ``i // runs``), ``traces.runs_per_shard``
+        per shard; none when ``traces.runs`` is 0."""
+        runs = int(s["traces"]["runs"])
+        out = []
+        for p, panel in s["panels"].items():
+            traced = trace_curves(s, p)
+            if not runs or not traced:
+                continue
+            job = {"dataset": panel["dataset"], "horizon": int(panel["horizon"]), "seed": int(s["seed"]),
+                   "runs": runs, "curves": [[e.name, dict(e.params)] for e in traced]}
+            out += plan_samples(experiment=NAME, family=trace_family(p), function=traces.trace_samples, job=job,
+                                n=runs * len(traced), per_shard=int(s["traces"]["runs_per_shard"]),
+                                fidelity=s["fidelity"], root=s["results"], datasets=(panel["dataset"],))
+        return out
+
+    def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
+        """aggregate, traces, figure1, figure2, checks."""
+        data = str(config.get("data", "data")).rstrip("/")
+        registry = str(data_file(NAME))
+        cs = curve_settings(s)
+        families = tuple(dict.fromkeys(sh.family for sh in self.samples(s)))
+        return [
+            Step("aggregate", curves.aggregate, {"regret": out["regret"], "final": out["final"],
+                                                 "slopes": out["slopes"]},
+                 shards=True, settings=cs, message=f"{NAME}: aggregating the simulation shards"),
+            Step("traces", curves.write_traces, {"csv": out["traces"]}, inputs={"final": out["final"]},
+                 samples=families or None, settings={**cs, "traces": s["traces"]},
+                 message=f"{NAME}: the traced runs of D-TS and D-TS+"),
+            Step("figure1", curves.figure1, {"pdf": out["figure1_pdf"], "png": out["figure1_png"]},
+                 inputs={"regret": out["regret"]}, settings=cs),
+            Step("figure2", figure2.figure2, {k: out[f"figure2_{k}"] for k in ("csv", "md", "pdf", "png")},
+                 inputs={"final": out["final"], "registry": registry}, settings=cs),
+            Step("checks", checks.write_checks, {"csv": out["checks"]},
+                 inputs={"regret": out["regret"], "final": out["final"], "slopes": out["slopes"],
+                         "traces": out["traces"], "registry": registry,
+                         "data": sorted({f for p in s["panels"].values() for f in dataset_inputs(p["dataset"], data)})},
+                 settings=s, message=f"{NAME}: evaluating the published-number registry"),
+        ]
+
+    def items(self, s: Mapping, out: Mapping[str, str]) -> list[Item]:
+        """The paper's figures as rebuilt here: what the paper shows, what runs, the readings."""
+        panels = "; ".join(f"({chr(97 + k)}) {PANELS[p]}: {s['panels'][p]['dataset']}, T = {int(s['panels'][p]['horizon'])}, "
+                           f"{', '.join(e.label for e in panel_curves(s, p))}"
+                           for k, p in enumerate(PANELS))
+        runs = f"{int(s['runs'])} runs per curve (fidelity {s['fidelity']}; the paper averages 500, L898)"
+        t2 = figure2_time(s)
+        return [
+            Item("figure1", "figure", "Figure 1 (regret in the MSLR dataset, L907-L913)",
+                 "The paper plots the mean cumulative Copeland regret of Eq. (1) against log t for D-TS, D-TS+ and nine "
+                 "baselines (L892-L896) on two 5-armed MSLR submatrices, with and without a Condorcet winner. Here: "
+                 f"{panels}; {runs}; arms relabelled at random per run (L898-L899); alpha = 0.51 for the RUCB/RLCB "
+                 "methods, BTM gamma = 1.3 (L893-L895); BTM and SAVAGE once per point of a 12-point horizon grid "
+                 "(L896-L897). Readings W1-W7 of data/published/wu2016.yaml: full-precision submatrices (the 3-decimal "
+                 "prints are a labelled variant), Condorcet SAVAGE on (a) and Copeland SAVAGE on (b), no common random "
+                 "numbers. Semilog axes and the paper's top y tick as the frame (paper fidelity); curves above it are "
+                 "marked where they leave and listed with their value at T; bands are ± 1 s.e.",
+                 (out["figure1_png"], out["figure1_pdf"])),
+            Item("figure2", "figure", "Figure 2 (STD of regret, L915-L918)",
+                 f"The paper's grouped bars give the STD of the regret at T = 10^6 of ECW-RMED, D-TS and D-TS+ on both "
+                 f"panels, normalised by ECW-RMED's mean regret (caption). Here at t = {t2} (the end of (a), a "
+                 "checkpoint of (b)): sample STD over the runs divided by ECW-RMED's mean (W8, the checks), and divided "
+                 "by the algorithm's own mean (the other reading of L934-L935, shown only, the right panel); the published "
+                 "bars are drawn beside the reproduced ones in both panels.", (out["figure2_png"], out["figure2_pdf"], out["figure2_md"],
+                                                  out["figure2_csv"])),
+            Item("curves", "table", "Regret curves behind Figures 1-2",
+                 "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run regret at each panel's "
+                 "horizon and at Figure 2's time (final_regret.csv), from which the orderings are judged (the ratio of "
+                 "the means with its 95 % interval); per-run slopes in ln t over [T/10, T] and the regret at T/10 of "
+                 f"{', '.join(SLOPE_ALGORITHMS)} (run_slopes.csv).", (out["regret"], out["final"], out["slopes"])),
+            Item("traces", "table", "Traced runs of D-TS and D-TS+ (L928-L929, L955-L956)",
+                 f"The first {int(s['traces']['runs'])} runs of {', '.join(s['traces']['curves']) or 'no curve'} on "
+                 "each panel, replayed on the simulation's own random stream (R(T) equal to the simulated run's): the "
+                 "share of steps at which the RUCB bounds removed a candidate from C (lines 4-6 of Algorithm 1; "
+                 "'RUCB-based elimination seldom occurs', L955-L956) and, per arm, the steps and the regret with that "
+                 "arm as first candidate (D-TS 'randomly explores all Copeland winners', L928-L929).", (out["traces"],)),
+            Item("checks", "checks", "Published numbers and claims (data/published/wu2016.yaml)",
+                 "Every check of the registry at the active fidelity: the matrices' winners and Assumptions 1-2, the "
+                 "orderings and ratios of Section 5 on both panels, slopes and O(log T) flatness, Figure 1's label "
+                 "groups, Figure 2's bars and STD orderings. Published claims are asserted at paper fidelity only; a "
+                 "statistic the fidelity does not produce is inconclusive with the reason.", (out["checks"],)),
+        ]
 
 
-def check_settings(s: Mapping) -> None:
-    """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    for key in ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2", "traces"):
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
-    if sorted(s["panels"]) != sorted(PANELS):
-        raise ConfigError(f"{NAME}.panels: expected the panels {list(PANELS)}, got {sorted(s['panels'])}")
-    names = [e.name for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")]
-    for p, panel in s["panels"].items():
-        check_datasets([panel["dataset"]], where=f"{NAME}.panels.{p}.dataset")
-        unknown = sorted(set(panel.get("skip") or []) - set(names))
-        if unknown:
-            raise ConfigError(f"{NAME}.panels.{p}.skip: {unknown} are not in {NAME}.algorithms")
-        savages = [e.name for e in panel_curves(s, p) if e.name in SAVAGES]
-        if len(savages) > 1:
-            raise ConfigError(f"{NAME}.panels.{p}: runs {savages}; skip all but one SAVAGE (statistics call it "
-                              "'savage')")
-    for a in s["figure2"]["shown"]:
-        if a not in names:
-            raise ConfigError(f"{NAME}.figure2.shown: {a!r} is not in {NAME}.algorithms")
-    traced = s["traces"]
-    bad = [a for a in traced["curves"] if a not in TRACEABLE]
-    if bad:
-        raise ConfigError(f"{NAME}.traces.curves: {bad} cannot be traced (traceable: {', '.join(TRACEABLE)})")
-    if int(traced["runs"]) > int(s["runs"]):
-        raise ConfigError(f"{NAME}.traces.runs: {traced['runs']} traced runs of {s['runs']} simulated (the traces "
-                          "replay simulated runs)")
-
-
-def panel_curves(s: Mapping, panel: str | None) -> list:
-    """The :class:`~duelbench.experiments.AlgorithmEntry` s that run on ``panel`` (every entry of
-    ``algorithms`` for ``None``), in legend order, labelled."""
-    from ..plotting import algorithm_label
-
-    skip = set(s["panels"][panel].get("skip") or []) if panel else set()
-    return [e if e.label else type(e)(e.name, e.params, e.param_hash, algorithm_label(e.name))
-            for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms") if e.name not in skip]
-
-
-def figure2_time(s: Mapping) -> int:
-    """Figure 2's time: ``figure2.t``, at most each panel's horizon."""
-    return min([int(s["figure2"]["t"]), *(int(p["horizon"]) for p in s["panels"].values())])
-
-
-def registry_path() -> Path:
-    """``data/published/wu2016.yaml`` of the checkout (the published-number registry)."""
-    return data_file(NAME)
-
-
-def shard_specs(s: Mapping) -> list[ShardSpec]:
-    """Every simulation shard: each panel's curves, ``runs`` x the panel's horizon."""
-    return [sp for p, panel in s["panels"].items() for e in panel_curves(s, p)
-            for sp in plan_shards(fidelity=s["fidelity"], dataset=panel["dataset"], algorithm=e.name, params=e.params,
-                                  horizon=int(panel["horizon"]), runs=int(s["runs"]),
-                                  runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
-
-
-def trace_family(panel: str) -> str:
-    """The sample family of a panel's traced runs (:mod:`.traces`)."""
-    return f"traces__{panel}"
-
-
-def trace_curves(s: Mapping, panel: str) -> list:
-    """The traced curves of ``panel``: the entries of ``traces.curves`` that run there."""
-    return [e for e in panel_curves(s, panel) if e.name in s["traces"]["curves"]]
-
-
-def trace_samples(s: Mapping) -> list:
-    """The traced runs as sample shards: per panel, runs ``0 … traces.runs − 1`` of every traced
-    curve (sample ``i`` is run ``i % runs`` of curve ``i // runs``), ``traces.runs_per_shard`` per
-    shard; none when ``traces.runs`` is 0."""
-    from ..samples import plan_samples
-
-    runs = int(s["traces"]["runs"])
-    out = []
-    for p, panel in s["panels"].items():
-        curves = trace_curves(s, p)
-        if not runs or not curves:
-            continue
-        job = {"dataset": panel["dataset"], "horizon": int(panel["horizon"]), "seed": int(s["seed"]), "runs": runs,
-               "curves": [[e.name, dict(e.params)] for e in curves]}
-        out += plan_samples(experiment=NAME, family=trace_family(p), function="traces:trace_samples", job=job,
-                            n=runs * len(curves), per_shard=int(s["traces"]["runs_per_shard"]),
-                            fidelity=s["fidelity"], root=s["results"], datasets=(panel["dataset"],))
-    return out
-
-
-def curve_settings(s: Mapping) -> dict:
-    """The settings the tables and figures depend on (a change reruns their steps)."""
-    return {k: s[k] for k in ("fidelity", "seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2")}
-
-
-OUTPUT_FILES = {
-    "regret": "regret.csv", "final": "final_regret.csv", "slopes": "run_slopes.csv", "traces": "traces.csv",
-    "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
-    "figure2_csv": "figure2.csv", "figure2_md": "figure2.md", "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
-    "checks": "checks.csv",
-}
-
-
-def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
-    """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
-    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
-
-
-def plan(config: Mapping, fidelity: str | None = None) -> Plan:
-    """The shards, the steps (aggregate, figure1, figure2, checks) and the items."""
-    s = settings(config, fidelity)
-    out = outputs(config, fidelity)
-    data = str(config.get("data", "data")).rstrip("/")
-    registry = str(registry_path())
-    cs = curve_settings(s)
-    samples = trace_samples(s)
-    families = tuple(dict.fromkeys(sh.family for sh in samples))
-    steps = [
-        Step("aggregate", "curves:aggregate", {"regret": out["regret"], "final": out["final"], "slopes": out["slopes"]},
-             shards=True, settings=cs, message=f"{NAME}: aggregating the simulation shards"),
-        Step("traces", "curves:write_traces", {"csv": out["traces"]}, inputs={"final": out["final"]},
-             samples=families or None, settings={**cs, "traces": s["traces"]},
-             message=f"{NAME}: the traced runs of D-TS and D-TS+"),
-        Step("figure1", "curves:figure1", {"pdf": out["figure1_pdf"], "png": out["figure1_png"]},
-             inputs={"regret": out["regret"]}, settings=cs),
-        Step("figure2", "figure2:figure2",
-             {k: out[f"figure2_{k}"] for k in ("csv", "md", "pdf", "png")},
-             inputs={"final": out["final"], "registry": registry}, settings=cs),
-        Step("checks", "checks:write_checks", {"csv": out["checks"]},
-             inputs={"regret": out["regret"], "final": out["final"], "slopes": out["slopes"], "traces": out["traces"],
-                     "registry": registry,
-                     "data": sorted({f for p in s["panels"].values() for f in dataset_inputs(p["dataset"], data)})},
-             settings=s, message=f"{NAME}: evaluating the published-number registry"),
-    ]
-    return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
-                shards=shard_specs(s), samples=samples, kinds=KINDS, curves=(out["regret"], "copeland"))
-
-
-#: The paper's own figures among the items, with the registry items whose checks judge them.
-PAPER_ITEMS = {"figure1": ("Figure 1",), "figure2": ("Figure 2",)}
-
-
-def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
-    """The paper's figures as rebuilt here: what the paper shows, what runs, the readings."""
-    panels = "; ".join(f"({chr(97 + k)}) {PANELS[p]}: {s['panels'][p]['dataset']}, T = {int(s['panels'][p]['horizon'])}, "
-                       f"{', '.join(e.label for e in panel_curves(s, p))}"
-                       for k, p in enumerate(PANELS))
-    runs = f"{int(s['runs'])} runs per curve (fidelity {s['fidelity']}; the paper averages 500, L898)"
-    t2 = figure2_time(s)
-    return [
-        Item("figure1", "figure", "Figure 1 (regret in the MSLR dataset, L907-L913)",
-             "The paper plots the mean cumulative Copeland regret of Eq. (1) against log t for D-TS, D-TS+ and nine "
-             "baselines (L892-L896) on two 5-armed MSLR submatrices, with and without a Condorcet winner. Here: "
-             f"{panels}; {runs}; arms relabelled at random per run (L898-L899); alpha = 0.51 for the RUCB/RLCB "
-             "methods, BTM gamma = 1.3 (L893-L895); BTM and SAVAGE once per point of a 12-point horizon grid "
-             "(L896-L897). Readings W1-W7 of data/published/wu2016.yaml: full-precision submatrices (the 3-decimal "
-             "prints are a labelled variant), Condorcet SAVAGE on (a) and Copeland SAVAGE on (b), no common random "
-             "numbers. Semilog axes and the paper's top y tick as the frame (paper fidelity); curves above it are "
-             "marked where they leave and listed with their value at T; bands are ± 1 s.e.",
-             (out["figure1_png"], out["figure1_pdf"])),
-        Item("figure2", "figure", "Figure 2 (STD of regret, L915-L918)",
-             f"The paper's grouped bars give the STD of the regret at T = 10^6 of ECW-RMED, D-TS and D-TS+ on both "
-             f"panels, normalised by ECW-RMED's mean regret (caption). Here at t = {t2} (the end of (a), a "
-             "checkpoint of (b)): sample STD over the runs divided by ECW-RMED's mean (W8, the checks), and divided "
-             "by the algorithm's own mean (the other reading of L934-L935, shown only, the right panel); the published "
-             "bars are drawn beside the reproduced ones in both panels.", (out["figure2_png"], out["figure2_pdf"], out["figure2_md"],
-                                              out["figure2_csv"])),
-        Item("curves", "table", "Regret curves behind Figures 1-2",
-             "Mean regret and s.e. per panel, curve and checkpoint (regret.csv); per-run regret at each panel's "
-             "horizon and at Figure 2's time (final_regret.csv), from which the orderings are judged (the ratio of "
-             "the means with its 95 % interval); per-run slopes in ln t over [T/10, T] and the regret at T/10 of "
-             f"{', '.join(SLOPE_ALGORITHMS)} (run_slopes.csv).", (out["regret"], out["final"], out["slopes"])),
-        Item("traces", "table", "Traced runs of D-TS and D-TS+ (L928-L929, L955-L956)",
-             f"The first {int(s['traces']['runs'])} runs of {', '.join(s['traces']['curves']) or 'no curve'} on "
-             "each panel, replayed on the simulation's own random stream (R(T) equal to the simulated run's): the "
-             "share of steps at which the RUCB bounds removed a candidate from C (lines 4-6 of Algorithm 1; "
-             "'RUCB-based elimination seldom occurs', L955-L956) and, per arm, the steps and the regret with that "
-             "arm as first candidate (D-TS 'randomly explores all Copeland winners', L928-L929).", (out["traces"],)),
-        Item("checks", "checks", "Published numbers and claims (data/published/wu2016.yaml)",
-             "Every check of the registry at the active fidelity: the matrices' winners and Assumptions 1-2, the "
-             "orderings and ratios of Section 5 on both panels, slopes and O(log T) flatness, Figure 1's label "
-             "groups, Figure 2's bars and STD orderings. Published claims are asserted at paper fidelity only; a "
-             "statistic the fidelity does not produce is inconclusive with the reason.", (out["checks"],)),
-    ]
+EXPERIMENT = WuLiu2016()

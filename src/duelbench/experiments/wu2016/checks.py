@@ -20,12 +20,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from duelbench.data.registry import load_matrix
+from duelbench.problems.winners import condorcet_winner, copeland_winners, normalized_copeland_scores
 from duelbench.report import verdict as V
-from duelbench.report.checks import CheckResult, Measurement
+from duelbench.report.checks import Measurement
 
-from ..claims import Missing, evaluate_with_reasons, write_checks_step
+from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
-from . import PANELS, SAVAGES, panel_curves
+from .config import PANELS, SAVAGES, panel_curves
 from .curves import SLOPE_COLUMNS, TRACE_COLUMNS
 
 
@@ -100,15 +102,11 @@ def _div(a: float, b: float) -> float:
 # statistics
 # --------------------------------------------------------------------------------------------
 def _matrix(s: Mapping, panel: str):
-    from duelbench.data.registry import load_matrix
-
     return load_matrix(s["panels"][panel]["dataset"]).values
 
 
 def facts(s: Mapping, panel: str, what: str) -> Measurement:
     """``facts:<p>:three_winners_zeta_3_4`` and ``facts:<p>:has_condorcet_winner``."""
-    from duelbench.problems.winners import condorcet_winner, copeland_winners, normalized_copeland_scores
-
     if panel not in PANELS:
         return Missing(f"unknown panel {panel!r}")
     P = _matrix(s, panel)
@@ -126,8 +124,6 @@ def facts(s: Mapping, panel: str, what: str) -> Measurement:
 
 def assumption_flags(P) -> tuple[bool, bool, int]:
     """(Assumption 1, Assumption 2, L_C) of the matrix ``P`` (L462, L689)."""
-    from duelbench.problems.winners import copeland_winners
-
     P = np.asarray(P, dtype=float)
     K = P.shape[0]
     a1 = bool(np.all(P[~np.eye(K, dtype=bool)] != 0.5))
@@ -295,8 +291,6 @@ def rucb_elimination(t: Tables) -> Measurement:
 
 
 def _winners(s: Mapping, panel: str) -> list[int]:
-    from duelbench.problems.winners import copeland_winners
-
     return [int(w) for w in copeland_winners(_matrix(s, panel))]
 
 
@@ -356,8 +350,8 @@ def measure(t: Tables, statistic: str) -> Measurement:
     return handler() if handler else Missing(f"unknown statistic {statistic!r}")
 
 
-def write_checks(ctx: StepContext) -> list[CheckResult]:
-    """Step ``checks``: ``checks.csv`` (+ sidecar)."""
+def write_checks(ctx: StepContext) -> dict:
+    """Step ``checks``: ``checks.csv``."""
     s, i = ctx.settings, ctx.input
 
     def evaluate(registry):
@@ -367,4 +361,4 @@ def write_checks(ctx: StepContext) -> list[CheckResult]:
                         pd.read_csv(i.traces, dtype={"param_hash": str}))
         return evaluate_with_reasons(registry, lambda st: measure(tables, st), s["fidelity"])
 
-    return write_checks_step(ctx, evaluate, [i.regret, i.final, i.slopes, i.traces], {"seed": int(s["seed"])})
+    return checks_table(ctx, evaluate)

@@ -10,10 +10,14 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.verdict import ALPHA_ONE_SIDED, sig
+
 from ..aggregate import write_table
 from ..contract import StepContext
-from . import NAME, PANELS, curve_settings, figure2_time, panel_curves
+from ..plotting import algorithm_colour, plt, save_figure
+from .checks import std_over_ecw_replicates
+from .config import PANELS, figure2_time, panel_curves
 
 ECW = "ecw_rmed"
 COLUMNS = ["panel", "dataset", "algorithm", "label", "t", "n_runs", "mean", "std", "std_over_ecw",
@@ -37,10 +41,6 @@ def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFram
     interval of STD / ECW-RMED's mean is the bootstrap percentile interval of the check of the same
     statistic (same replicates: :func:`.checks.std_over_ecw_replicates`, declared seed, the
     statistic's name as key)."""
-    from duelbench.report.verdict import ALPHA_ONE_SIDED
-
-    from .checks import std_over_ecw_replicates
-
     at = final[final["at"] == "figure2"].sort_values("run")
     bars = published_bars(registry)
     rows = []
@@ -69,8 +69,6 @@ def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFram
 
 def markdown(table: pd.DataFrame, s: Mapping) -> str:
     """The STD table as Markdown (percentages)."""
-    from duelbench.report.verdict import sig
-
     def pct(v):
         return "" if not np.isfinite(v) else f"{sig(100 * v, 3)}%"
 
@@ -102,13 +100,6 @@ def draw(table: pd.DataFrame, footer: str):
     ECW-RMED's mean (the caption, W8, judged) and STD over the algorithm's own mean (the text's
     "almost 200% of its mean value", L934-L935, shown only). The paper prints one set of bars, so
     the same published values stand beside both; for ECW-RMED the two readings coincide."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plotting import algorithm_colour
-
     algs = list(dict.fromkeys(table["algorithm"]))
     fig, axes = plt.subplots(1, len(NORMALISATIONS), figsize=(10.4, 4.2), sharey=True)
     width = 0.8 / (2 * max(len(algs), 1))
@@ -147,20 +138,11 @@ def draw(table: pd.DataFrame, footer: str):
 
 
 def figure2(ctx: StepContext) -> None:
-    """Step ``figure2``: ``figure2.csv``, ``.md``, ``.pdf``, ``.png`` (+ sidecars)."""
-    from duelbench.data.paths import display_path
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-
-    from ..plotting import save_figure
-
+    """Step ``figure2``: ``figure2.csv``, ``.md``, ``.pdf``, ``.png``."""
     s, i, o = ctx.settings, ctx.input, ctx.output
-    with log_to(ctx.log), Timer() as t:
-        table = std_table(pd.read_csv(i.final, dtype={"param_hash": str}), s, ctx.registry(i.registry))
-        write_table(table, o.csv, COLUMNS)
-        atomic_write_text(o.md, markdown(table, s))
-        footer = (f"Wu & Liu (2016) Figure 2: STD of the regret at t = {figure2_time(s)}, {int(s['runs'])} runs, "
-                  f"fidelity {s['fidelity']};\nhatched: the published bars (one set, drawn beside both normalisations)")
-        save_figure(draw(table, footer), [o.pdf, o.png])
-    for path in (o.csv, o.md, o.pdf, o.png):
-        write_sidecar(path, inputs=[i.final, display_path(i.registry)], config=curve_settings(s), extra={"experiment": NAME},
-                      **t.as_kwargs())
+    table = std_table(pd.read_csv(i.final, dtype={"param_hash": str}), s, ctx.registry(i.registry))
+    write_table(table, o.csv, COLUMNS)
+    atomic_write_text(o.md, markdown(table, s))
+    footer = (f"Wu & Liu (2016) Figure 2: STD of the regret at t = {figure2_time(s)}, {int(s['runs'])} runs, "
+              f"fidelity {s['fidelity']};\nhatched: the published bars (one set, drawn beside both normalisations)")
+    save_figure(draw(table, footer), [o.pdf, o.png])
