@@ -25,8 +25,8 @@ pytestmark = [pytest.mark.timeout(1200), pytest.mark.slow]
 def built(tmp_path_factory):
     import duelbench.config as dbc
     from duelbench.engine.shards import run_shard
-    from duelbench.experiments import agarwal2022 as ag
-    from duelbench.experiments.contract import StepContext, _files, resolve
+    from duelbench.experiments.agarwal2022 import EXPERIMENT as ag
+    from duelbench.experiments.contract import StepContext, _files, execute
     from duelbench.experiments.samples import run_sample_shard
 
     root = tmp_path_factory.mktemp("agarwal")
@@ -46,7 +46,7 @@ def built(tmp_path_factory):
         if step.families:
             inputs["samples"] = [sh.path for family in step.families for sh in plan.sample_family(family)]
         ctx = StepContext(plan=plan, config=config, step=step, input=_files(inputs), output=_files(step.outputs))
-        resolve(ag.NAME, step.function)(ctx)
+        execute(ag.name, ctx)
     return plan, config
 
 
@@ -80,7 +80,7 @@ def test_checks_cover_the_registry_and_every_statistic_is_computed(built):
 
 def test_batch_logs_replay_every_batched_run(built):
     plan, config = built
-    from duelbench.experiments.agarwal2022 import BATCHED, curve_list
+    from duelbench.experiments.agarwal2022.config import BATCHED, curve_list
 
     s = plan.settings
     batches = pd.read_csv(plan.step("batches").outputs["csv"])

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from duelbench.experiments.agarwal2022 import PANELS
+from duelbench.experiments.agarwal2022.config import PANELS
 from duelbench.experiments.agarwal2022.checks import Tables, measure
 from duelbench.experiments.claims import Missing
 from duelbench.report.checks import evaluate, load_registry

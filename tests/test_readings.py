@@ -108,7 +108,7 @@ def test_table_rows_score_every_check_of_the_item_and_name_flips_both_ways():
 def test_an_extra_algorithm_joins_every_algorithm_list_but_the_fixed_ones(config):
     """bench-all's algorithm is appended to each ``algorithms`` list of a section, except the
     lists its package declares fixed (Agarwal et al.'s batch trade-off and theory: batched only)."""
-    from duelbench.experiments import agarwal2022
+    from duelbench.experiments.agarwal2022 import EXPERIMENT as agarwal2022
 
     assert agarwal2022.FIXED_ALGORITHM_LISTS == ("tradeoff.algorithms", "theory.algorithms")
     cfg = rd.variant_config(config, "agarwal2022", figures="x", extra_algorithms=["toy"],

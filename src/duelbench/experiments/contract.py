@@ -425,10 +425,16 @@ def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outpu
         raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
     ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
                       aliases=dict(aliases))
-    if callable(s.function):
-        run_harnessed(s.function, ctx)
+    execute(experiment, ctx)
+
+
+def execute(experiment: str, ctx: StepContext) -> None:
+    """Run the function of ``ctx.step``: on the framework's harness (:func:`run_harnessed`), or,
+    named ``"module:function"`` by a package not yet on the base class, as it is."""
+    if callable(ctx.step.function):
+        run_harnessed(ctx.step.function, ctx)
     else:
-        resolve(experiment, s.function)(ctx)
+        resolve(experiment, ctx.step.function)(ctx)
 
 
 def _input_files(named: Mapping[str, Any]) -> list[str]:

@@ -63,11 +63,11 @@ import numpy as np
 import pandas as pd
 
 from duelbench.report import verdict as V
-from duelbench.report.checks import CheckResult, Measurement
+from duelbench.report.checks import Measurement
 
-from ..claims import Missing, evaluate_with_reasons, write_checks_step
+from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
-from . import BATCH_BUDGET, PANELS, REAL, SYNTHETIC
+from .config import BATCH_BUDGET, PANELS, REAL, SYNTHETIC
 
 #: Bootstrap replicates of the ratio-of-ratios statistics (``degrades``, ``approaches``).
 BOOTSTRAP_REPLICATES = V.BOOTSTRAP_REPLICATES
@@ -288,8 +288,8 @@ def measure(t: Tables, stat: str) -> Measurement:
     return Missing(f"unknown statistic {stat!r}")
 
 
-def write_checks(ctx: StepContext) -> list[CheckResult]:
-    """Step ``checks``: ``checks.csv`` (+ sidecar)."""
+def write_checks(ctx: StepContext) -> dict:
+    """Step ``checks``: ``checks.csv``."""
     s, i = ctx.settings, ctx.input
 
     def evaluate(registry):
@@ -297,4 +297,4 @@ def write_checks(ctx: StepContext) -> list[CheckResult]:
                         pd.read_csv(i.theory, dtype={"value": str}), pd.read_csv(i.split))
         return evaluate_with_reasons(registry, lambda st: measure(tables, st), s["fidelity"])
 
-    return write_checks_step(ctx, evaluate, [i.final, i.batches, i.theory, i.split], {"seed": int(s["seed"])})
+    return checks_table(ctx, evaluate)

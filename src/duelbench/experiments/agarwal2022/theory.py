@@ -36,28 +36,32 @@ import math
 import numpy as np
 import pandas as pd
 
-from duelbench.provenance.joblog import log_to
+from duelbench.bounds.batched import delta_j, lower_bound_instance, pcomp_bound, seed_rank_moments
+from duelbench.data import registry
+from duelbench.engine.families import run_matrix
+from duelbench.problems.transitivity import (
+    epsilon_min,
+    gaps_to_best,
+    satisfies_sst,
+    satisfies_sti,
+    transitivity_report,
+)
+from duelbench.problems.winners import condorcet_winner
+
 from ..aggregate import write_table
 from ..contract import StepContext
-from . import NAME
 
 COLUMNS = ["statistic", "value", "se", "evidence"]
 
 
 def _matrices(s, panel: str) -> list:
     """The matrices panel ``panel`` runs on: one per run for a family, else the dataset once."""
-    from duelbench.data import registry
-    from duelbench.engine.families import run_matrix
-
     dataset = s["panels"][panel]
     runs = range(int(s["runs"])) if registry.is_family(dataset) else range(1)
     return [run_matrix(dataset, r) for r in runs]
 
 
 def data_facts(s) -> list[dict]:
-    from duelbench.problems.transitivity import satisfies_sst, satisfies_sti, transitivity_report
-    from duelbench.problems.winners import condorcet_winner
-
     rows = []
     mats = {p: _matrices(s, p) for p in s["panels"]}
     missing = [f"{p}:{m.name}" for p, ms in mats.items() for m in ms if condorcet_winner(m.values) is None]
@@ -95,8 +99,6 @@ def _is_hard_instance(P: np.ndarray) -> bool:
 
 
 def seed_rank(s) -> list[dict]:
-    from duelbench.bounds.batched import seed_rank_moments
-
     cfg = s["seed_rank"]
     rows = []
     for lemma, exponent in (("lemma45", 0.5), ("lemma46", 2.0 / 3.0)):
@@ -119,9 +121,6 @@ def seed_rank(s) -> list[dict]:
 
 
 def lower_bound(s) -> list[dict]:
-    from duelbench.bounds.batched import delta_j, lower_bound_instance
-    from duelbench.problems.transitivity import epsilon_min, satisfies_sst, satisfies_sti
-
     K, B, T = (int(s["lower_bound"][k]) for k in ("K", "B", "T"))
     bad, gap_bad, n = [], [], 0
     for j in range(1, B + 1):
@@ -143,9 +142,6 @@ def lower_bound(s) -> list[dict]:
 
 
 def thm31_bounds(s) -> list[dict]:
-    from duelbench.bounds.batched import pcomp_bound
-    from duelbench.problems.transitivity import gaps_to_best
-
     T = int(s["horizon"])
     rows = []
     for p in s["panels"]:
@@ -158,14 +154,9 @@ def thm31_bounds(s) -> list[dict]:
 
 
 def theory(ctx: StepContext) -> None:
-    """Step ``theory``: ``theory.csv`` (+ sidecar)."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
+    """Step ``theory``: ``theory.csv``."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = data_facts(s) + seed_rank(s) + lower_bound(s) + thm31_bounds(s)
-        for r in rows:
-            print(f"{r['statistic']}: {r['value']} ({r['evidence'][:100]})", flush=True)
-        write_table(pd.DataFrame(rows, columns=COLUMNS), ctx.output.csv, COLUMNS)
-    write_sidecar(ctx.output.csv, inputs=[], config={k: s[k] for k in ("panels", "runs", "seed_rank", "lower_bound")},
-                  seeds={"seed_rank": int(s["seed_rank"]["seed"])}, extra={"experiment": NAME}, **t.as_kwargs())
+    rows = data_facts(s) + seed_rank(s) + lower_bound(s) + thm31_bounds(s)
+    for r in rows:
+        print(f"{r['statistic']}: {r['value']} ({r['evidence'][:100]})", flush=True)
+    write_table(pd.DataFrame(rows, columns=COLUMNS), ctx.output.csv, COLUMNS)

@@ -17,11 +17,13 @@ import numpy as np
 import pandas as pd
 
 from duelbench.bounds.batched import lower_bound_shape, pcomp_worst_case_bound, scomp2_shape, scomp_worst_case_shape
+from duelbench.data import registry
 
-from duelbench.provenance.joblog import log_to
 from ..aggregate import write_table
 from ..contract import StepContext
-from . import NAME, PANELS, batch_log_family, batched_curves, curve_settings, names_of
+from ..plotting import algorithm_style, panel_title, plt, save_figure
+from ..samples import load_family
+from .config import NAME, PANELS, batch_log_family, batched_curves, names_of
 
 BATCH_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "run", "batches_used", "comparisons",
                  "switch_round", "a_prime_size", "winner_in_a_prime", "seed_rank", "seed_empty", "winner_eliminated",
@@ -48,57 +50,48 @@ def _count(x):
     return None if math.isnan(x) else int(x)
 
 
-def batch_logs(ctx: StepContext) -> None:
-    """Step ``batches``: ``batches.csv`` (+ sidecar) from the batch-log sample families
-    (:mod:`.batchlogs`); every replayed R(T) must equal the simulated one."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from ..samples import load_family
-
+def batch_logs(ctx: StepContext) -> dict:
+    """Step ``batches``: ``batches.csv`` from the batch-log sample families (:mod:`.batchlogs`);
+    every replayed R(T) must equal the simulated one."""
     s = ctx.settings
-    seed = int(s["seed"])
     final = pd.read_csv(ctx.input.final, dtype={"param_hash": str})
     rows, batched, runs = [], batched_curves(s), int(s["runs"])
-    with log_to(ctx.log), Timer() as t:
-        for p, dataset in s["panels"].items():
-            logs = load_family(ctx.plan.sample_family(batch_log_family(p)))
-            if logs["sample"].tolist() != list(range(runs * len(batched))):
-                raise ValueError(f"{NAME}: the batch logs of {p} hold samples {logs['sample'].tolist()[:5]}…, "
-                                 f"not 0 … {runs * len(batched) - 1} ({len(batched)} curves x {runs} runs)")
-            for n_curve, c in enumerate(batched):
-                f = final[(final["panel"] == p) & (final["curve"] == c.id)].set_index("run")["regret"]
-                for run in range(runs):
-                    k = n_curve * runs + run
-                    simulated = float(f.loc[run])
-                    replayed = float(logs["replay_regret"][k])
-                    # final_regret.csv holds 12 significant digits (experiments.aggregate): the simulated
-                    # R(T) is known to a relative 5e-12; one comparison more or less moves it by a gap
-                    if not math.isclose(replayed, simulated, rel_tol=1e-11, abs_tol=1e-9):
-                        raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {replayed!r}, "
-                                           f"the simulation {simulated!r}: the batch log is not the simulated run")
-                    identity = float(logs["identity"][k])
-                    rows.append({
-                        "panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "batches": c.batches,
-                        "run": run, "batches_used": int(logs["batches_used"][k]),
-                        "comparisons": int(logs["comparisons"][k]), "switch_round": int(logs["switch_round"][k]),
-                        "a_prime_size": int(logs["a_prime_size"][k]),
-                        "winner_in_a_prime": _flag(logs["winner_in_a_prime"][k]),
-                        "seed_rank": _count(logs["seed_rank"][k]), "seed_empty": bool(logs["seed_empty"][k]),
-                        "winner_eliminated": _flag(logs["winner_eliminated"][k]),
-                        "good_event_estimates": int(logs["good_event_estimates"][k]),
-                        "good_event_violations": int(logs["good_event_violations"][k]), "regret": simulated,
-                        "identity_deviation": abs(simulated - identity) / max(simulated, 1.0)})
-            print(f"{p}: {sum(r['panel'] == p for r in rows)} batched runs checked against their replay", flush=True)
-        write_table(pd.DataFrame(rows, columns=BATCH_COLUMNS), ctx.output.csv, BATCH_COLUMNS)
-    write_sidecar(ctx.output.csv, inputs=[ctx.input.final, *ctx.input.get("samples", [])], config=curve_settings(s),
-                  seeds={"seed": seed}, extra={"experiment": NAME, "runs": len(rows)}, **t.as_kwargs())
+    for p, dataset in s["panels"].items():
+        logs = load_family(ctx.plan.sample_family(batch_log_family(p)))
+        if logs["sample"].tolist() != list(range(runs * len(batched))):
+            raise ValueError(f"{NAME}: the batch logs of {p} hold samples {logs['sample'].tolist()[:5]}…, "
+                             f"not 0 … {runs * len(batched) - 1} ({len(batched)} curves x {runs} runs)")
+        for n_curve, c in enumerate(batched):
+            f = final[(final["panel"] == p) & (final["curve"] == c.id)].set_index("run")["regret"]
+            for run in range(runs):
+                k = n_curve * runs + run
+                simulated = float(f.loc[run])
+                replayed = float(logs["replay_regret"][k])
+                # final_regret.csv holds 12 significant digits (experiments.aggregate): the simulated
+                # R(T) is known to a relative 5e-12; one comparison more or less moves it by a gap
+                if not math.isclose(replayed, simulated, rel_tol=1e-11, abs_tol=1e-9):
+                    raise RuntimeError(f"{NAME}: replaying {c.id} on {p}, run {run} gives R(T) = {replayed!r}, "
+                                       f"the simulation {simulated!r}: the batch log is not the simulated run")
+                identity = float(logs["identity"][k])
+                rows.append({
+                    "panel": p, "dataset": dataset, "curve": c.id, "algorithm": c.algorithm, "batches": c.batches,
+                    "run": run, "batches_used": int(logs["batches_used"][k]),
+                    "comparisons": int(logs["comparisons"][k]), "switch_round": int(logs["switch_round"][k]),
+                    "a_prime_size": int(logs["a_prime_size"][k]),
+                    "winner_in_a_prime": _flag(logs["winner_in_a_prime"][k]),
+                    "seed_rank": _count(logs["seed_rank"][k]), "seed_empty": bool(logs["seed_empty"][k]),
+                    "winner_eliminated": _flag(logs["winner_eliminated"][k]),
+                    "good_event_estimates": int(logs["good_event_estimates"][k]),
+                    "good_event_violations": int(logs["good_event_violations"][k]), "regret": simulated,
+                    "identity_deviation": abs(simulated - identity) / max(simulated, 1.0)})
+        print(f"{p}: {sum(r['panel'] == p for r in rows)} batched runs checked against their replay", flush=True)
+    write_table(pd.DataFrame(rows, columns=BATCH_COLUMNS), ctx.output.csv, BATCH_COLUMNS)
+    return {"batched_runs": len(rows)}
 
 
 def tradeoff_table(s, final: pd.DataFrame, batches: pd.DataFrame) -> pd.DataFrame:
     """Mean R(T) per panel, algorithm and B of ``tradeoff.batches``, the mean batches used, and
     the algorithm's theorem shape scaled to the mean at the largest B."""
-    from duelbench.data import registry
-
     tr = s["tradeoff"]
     T = int(s["horizon"])
     rows = []
@@ -129,15 +122,6 @@ def draw_tradeoff(table: pd.DataFrame, s, footer: str):
     """Top row: R(T) against B per panel (log y) with the theorem shapes and the lower bound's
     shape (dotted, scaled at the largest B) and the baseline as a line; bottom row: R(T) against
     the mean batches actually used."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from duelbench.data import registry
-
-    from ..plotting import algorithm_style, panel_title
-
     T = int(s["horizon"])
     fig, axes = plt.subplots(2, 4, figsize=(15.5, 7.4))
     for k, p in enumerate(PANELS):
@@ -177,22 +161,14 @@ def draw_tradeoff(table: pd.DataFrame, s, footer: str):
 
 
 def tradeoff(ctx: StepContext) -> None:
-    """Step ``tradeoff``: ``tradeoff.csv`` and the figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from ..plotting import save_figure
-
+    """Step ``tradeoff``: ``tradeoff.csv`` and the figure."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        table = tradeoff_table(s, pd.read_csv(ctx.input.final, dtype={"param_hash": str}), pd.read_csv(ctx.input.batches))
-        write_table(table, ctx.output.csv, TRADEOFF_COLUMNS)
-        footer = (f"Batch trade-off (not in the paper): mean R(T) ± 95% CI over {int(s['runs'])} runs, T = "
-                  f"{int(s['horizon'])}, fidelity {s['fidelity']}; dashed: each theorem's shape in B, dotted: the lower "
-                  "bound's, both scaled to the mean at the largest B (the bounds are vacuous at this T)")
-        save_figure(draw_tradeoff(table, s, footer), [ctx.output.pdf, ctx.output.png])
-    for path in (ctx.output.csv, ctx.output.pdf, ctx.output.png):
-        write_sidecar(path, inputs=[ctx.input.final, ctx.input.batches], config=curve_settings(s),
-                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME}, **t.as_kwargs())
+    table = tradeoff_table(s, pd.read_csv(ctx.input.final, dtype={"param_hash": str}), pd.read_csv(ctx.input.batches))
+    write_table(table, ctx.output.csv, TRADEOFF_COLUMNS)
+    footer = (f"Batch trade-off (not in the paper): mean R(T) ± 95% CI over {int(s['runs'])} runs, T = "
+              f"{int(s['horizon'])}, fidelity {s['fidelity']}; dashed: each theorem's shape in B, dotted: the lower "
+              "bound's, both scaled to the mean at the largest B (the bounds are vacuous at this T)")
+    save_figure(draw_tradeoff(table, s, footer), [ctx.output.pdf, ctx.output.png])
 
 
 SPLIT_COLUMNS = ["panel", "dataset", "curve", "algorithm", "batches", "runs", "switched_runs", "winner_in_seed_runs",
@@ -228,13 +204,7 @@ def split_table(batches: pd.DataFrame) -> pd.DataFrame:
 
 
 def switch_split(ctx: StepContext) -> None:
-    """Step ``split``: ``switch_split.csv`` (+ sidecar) from ``batches.csv``."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        table = split_table(pd.read_csv(ctx.input.batches))
-        write_table(table, ctx.output.csv, SPLIT_COLUMNS)
-        print(f"{len(table)} curves split by the seed set", flush=True)
-    write_sidecar(ctx.output.csv, inputs=[ctx.input.batches], config=curve_settings(s), seeds={"seed": int(s["seed"])},
-                  extra={"experiment": NAME}, **t.as_kwargs())
+    """Step ``split``: ``switch_split.csv`` from ``batches.csv``."""
+    table = split_table(pd.read_csv(ctx.input.batches))
+    write_table(table, ctx.output.csv, SPLIT_COLUMNS)
+    print(f"{len(table)} curves split by the seed set", flush=True)
