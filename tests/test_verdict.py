@@ -242,6 +242,23 @@ def test_numbers_for_people_and_for_machines():
     assert V.machine_number(0.08129962166699116) == "0.081299621667"
 
 
+def test_runs_to_decide_a_proportion_on_the_binomial_law():
+    """No success in n runs shows a rate below delta once 1 - (alpha/2)^(1/n) < delta, i.e.
+    n > ln(alpha/2)/ln(1 - delta) (the normal approximation is off by orders of magnitude here);
+    with successes, the count decides with probability 0.8 at the estimate, and a tenth fewer
+    runs would not."""
+    below = V.parse_region({"below": 0.01})
+    need = math.log(V.ALPHA_ONE_SIDED) / math.log(1 - 0.01)
+    n = V.decide(V.proportion(0, 120), below).runs_to_decide
+    assert math.ceil(need) <= n <= math.ceil(need) * 1.001
+    assert V.decide(V.proportion(0, n), below).verdict == "pass"
+    tiny = V.decide(V.proportion(0, 120), V.parse_region({"below": 1e-5})).runs_to_decide
+    assert abs(tiny / (math.log(V.ALPHA_ONE_SIDED) / math.log(1 - 1e-5)) - 1) < 0.002
+    n = V.decide(V.proportion(5, 1000), below).runs_to_decide
+    assert V._binomial_decides(n, 0.005, below) >= V.POWER > V._binomial_decides(int(0.9 * n), 0.005, below)
+    assert V.decide(V.proportion(10, 100), V.parse_region({"below": 0.1})).runs_to_decide is None  # on the boundary
+
+
 # ---------------------------------------------------------------------------- registry
 def test_registry_kinds(tmp_path):
     def write(extra):

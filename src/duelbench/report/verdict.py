@@ -506,9 +506,54 @@ def _p_values(e: Estimate, region: Region) -> tuple[float, float]:
     return (max(p_in) if p_in else 0.0), (min(p_out) if p_out else 1.0)
 
 
+#: Runs beyond which :func:`runs_to_decide` reports nothing (no study here runs that many).
+MAX_RUNS_TO_DECIDE = 10**9
+
+
+def _binomial_decides(n: int, p: float, region: Region) -> float:
+    """P over X ~ Bin(n, p) that the Clopper–Pearson interval of X/n decides the region (lies
+    inside or outside it); X ranges over the binomial's bulk (beyond 12 s.d. the mass is < 1e-30)."""
+    from scipy import stats
+
+    sd = math.sqrt(n * p * (1 - p))
+    x = np.arange(max(0, math.floor(n * p - 12 * sd - 2)), min(n, math.ceil(n * p + 12 * sd + 2)) + 1)
+    lo = np.where(x == 0, 0.0, stats.beta.ppf(ALPHA_ONE_SIDED, np.maximum(x, 1), n - x + 1))
+    hi = np.where(x == n, 1.0, stats.beta.ppf(1 - ALPHA_ONE_SIDED, x + 1, np.maximum(n - x, 1)))
+    if region.closed:
+        decided = ((lo >= region.lower) & (hi <= region.upper)) | (hi < region.lower) | (lo > region.upper)
+    else:
+        decided = ((lo > region.lower) & (hi < region.upper)) | (hi <= region.lower) | (lo >= region.upper)
+    return float(stats.binom.pmf(x[decided], n, p).sum()) if decided.any() else 0.0
+
+
+def _binomial_runs_to_decide(p: float, n0: int, region: Region, power: float) -> int | None:
+    """The smallest run count (found by doubling from ``n0``, then bisection) at which a true
+    proportion ``p`` gives a Clopper–Pearson interval that decides with probability ``power``;
+    exact where the normal approximation fails (e.g. no success: n > ln(α/2)/ln(1 − δ) runs to
+    show a rate below δ)."""
+    if any(p == b for b in region.boundaries()):
+        return None
+    hi = max(int(n0), 1)
+    while _binomial_decides(hi, p, region) < power:
+        if hi >= MAX_RUNS_TO_DECIDE:
+            return None
+        hi = min(2 * hi, MAX_RUNS_TO_DECIDE)
+    lo = max(hi // 2, int(n0), 1)
+    if lo >= hi or _binomial_decides(lo, p, region) >= power:
+        return lo
+    while hi - lo > max(1, hi // 1000):  # 0.1 %: the answer is read at 3 significant digits
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if _binomial_decides(mid, p, region) >= power else (mid, hi)
+    return hi
+
+
 def runs_to_decide(e: Estimate, region: Region, power: float = POWER) -> int | None:
     """Runs per compared curve that would decide the check with probability ``power`` if the true
-    value were the estimate (None when the estimate is exact, on the boundary, or has no runs)."""
+    value were the estimate (None when the estimate is exact, on the boundary, or has no runs).
+    A proportion's count is found on the binomial law itself (:func:`_binomial_runs_to_decide`);
+    the others on the normal approximation of the estimate."""
+    if e.law == "binomial" and e.trials:
+        return _binomial_runs_to_decide(e.successes / e.trials, e.trials, region, power)
     se = e.scale_se()
     if se is None or not se or not e.runs:
         return None
