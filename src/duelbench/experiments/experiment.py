@@ -110,10 +110,11 @@ class Experiment:
         return []
 
     # ------------------------------------------------------------------ the plan
-    def plan(self, config: Mapping) -> Plan:
-        """Everything the workflow builds for ``config``, from the declarations above."""
-        s = self.settings(config)
-        out = self.outputs(config)
+    def plan(self, config: Mapping, fidelity: str | None = None) -> Plan:
+        """Everything the workflow builds for ``config`` (at ``fidelity``, default the
+        configuration's), from the declarations above."""
+        s = self.settings(config, fidelity)
+        out = self.outputs(config, fidelity)
         items = paper_items(self.items(s, out), self.paper_items)
         curves = (out[self.curves[0]], self.curves[1]) if self.curves else None
         return Plan(name=self.name, settings=s, steps=self.steps(s, out, config), items=items,
