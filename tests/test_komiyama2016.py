@@ -17,7 +17,9 @@ import yaml
 
 from duelbench.experiments import contract
 from duelbench.config import ConfigError, effective_config
-from duelbench.experiments import komiyama2016 as kom
+from duelbench.config import data_file
+from duelbench.experiments.komiyama2016 import EXPERIMENT as experiment
+from duelbench.experiments.komiyama2016 import config as kom
 from duelbench.experiments.komiyama2016 import bounds as kb
 from duelbench.experiments.komiyama2016 import checks as kc
 from duelbench.experiments.komiyama2016 import robustness as kr
@@ -53,13 +55,13 @@ def offline_config(base, **section):
 # --------------------------------------------------------------------------------------------
 def test_settings_of_every_fidelity(base_config):
     for fid in ("paper", "quick", "smoke"):
-        s = kom.settings(base_config, fid)
+        s = experiment.settings(base_config, fid)
         assert s["fidelity"] == fid
         assert s["figures"] == ("figures/komiyama2016" if fid == "paper" else f"results/{fid}/figures/komiyama2016")
         assert [c.label for c in kom.curves(s) if c.variant] == ["ECW-RMED (beta = 0)"]
-    paper = kom.settings(base_config, "paper")
+    paper = experiment.settings(base_config, "paper")
     assert kom.panels(paper)[:3] == ["kom_mslr16_condorcet", "kom_mslr16_noncondorcet", "kom_mslr64_noncondorcet"]
-    assert len(kom.table1_samples(paper)) == 10
+    assert len(experiment.samples(paper)) == 10
 
 
 @pytest.mark.parametrize("key, value, message", [
@@ -75,19 +77,19 @@ def test_bad_settings_name_the_key(base_config, key, value, message):
     cfg = offline_config(base_config, **{key: value})
     cfg["komiyama2016"].setdefault("algorithms", ["random", "ecw_rmed"])
     with pytest.raises(ConfigError, match=re.escape(message)):
-        kom.settings(cfg)
+        experiment.settings(cfg)
 
 
 def test_table1_size_is_checked(base_config):
     cfg = offline_config(base_config)
     cfg["komiyama2016"]["table1"]["K"] = 17
     with pytest.raises(ConfigError, match=r"komiyama2016.table1.K: must be between 2 and 16"):
-        kom.settings(cfg)
+        experiment.settings(cfg)
 
 
 def test_shard_plan(base_config):
-    s = kom.settings(base_config, "paper")
-    specs = kom.shard_specs(base_config, "paper")
+    s = experiment.settings(base_config, "paper")
+    specs = experiment.shard_specs(base_config, "paper")
     assert len({sp.path for sp in specs}) == len(specs)
     n_curves, n_main = len(kom.curves(s)), len(kom.curves(s, variants=False))
     assert n_curves == n_main + 1
@@ -104,8 +106,8 @@ def test_shard_plan(base_config):
 
 
 def test_outputs_are_under_the_fidelity_figures_dir(base_config):
-    out = kom.outputs(base_config, "quick")
-    assert set(out) == set(kom.OUTPUT_FILES)
+    out = experiment.outputs(base_config, "quick")
+    assert set(out) == set(experiment.output_files)
     assert all(p.startswith("results/quick/figures/komiyama2016/") for p in out.values())
 
 
@@ -114,7 +116,7 @@ def test_plan_declares_steps_items_and_samples(base_config):
     # the package's steps, then the contract's reading-sensitivity step (duelbench.experiments.readings)
     assert [s.name for s in p.steps] == ["bounds", "table1", "aggregate", "figure1", "figure2", "robustness", "checks",
                                          "readings"]
-    assert sorted(p.outputs()) == sorted([*kom.outputs(base_config, "quick").values(),
+    assert sorted(p.outputs()) == sorted([*experiment.outputs(base_config, "quick").values(),
                                           *p.step("readings").outputs.values()])
     assert {path for item in p.items for path in item.outputs} == set(p.outputs())  # every output is shown
     assert {i.id for i in p.items} >= {"table1", "figure1", "figure2", "bounds", "robustness", "checks"}
@@ -126,7 +128,7 @@ def test_plan_declares_steps_items_and_samples(base_config):
     assert {sh.datasets for sh in family} == {("mslr_informational",)}  # the parent's sha256 keys the archive
     assert p.step("table1").samples == "table1" and p.step("aggregate").shards
     assert p.step("bounds").inputs["data"] == ["data/mslr/MSLR_Informational_PMat.npz"]
-    assert str(kom.registry_path()) in p.step("checks").inputs.values()
+    assert str(data_file("komiyama2016")) in p.step("checks").inputs.values()
 
 
 # --------------------------------------------------------------------------------------------
@@ -183,7 +185,7 @@ def _table1_shards(tmp_path, base_config, per, tag):
     cfg = offline_config(base_config)
     cfg["komiyama2016"]["table1"]["samples_per_shard"] = per
     shards = []
-    for sh in kom.table1_samples(kom.settings(cfg)):
+    for sh in experiment.samples(experiment.settings(cfg)):
         sh = dataclasses.replace(sh, path=str(tmp_path / tag / sh.path))
         run_sample_shard(sh.path, sh.job_params())
         shards.append(sh)
@@ -217,7 +219,7 @@ def test_table1_sample_values_are_those_of_the_draw_code(base_config, tmp_path, 
 
     monkeypatch.delenv("DUELBENCH_ARCHIVE", raising=False)
     df = _table1(tmp_path, base_config, 4, "a")
-    job = kom.table1_samples(kom.settings(offline_config(base_config)))[0].job
+    job = experiment.samples(experiment.settings(offline_config(base_config)))[0].job
     assert job == {"parent": "sushi", "K": 6, "min_gap": 0.005, "condorcet": None, "seed": 2016}
     for i in (0, 5, 9):
         smp = sampling.draw_sample(load_matrix("sushi"), job, i)
@@ -271,7 +273,7 @@ def _synthetic(base_config, finals: dict, *, runs=20, horizon=1000, ecwb=10.0, s
     cfg = offline_config(base_config, algorithms=ALGS, figure1=["gap"], figure2=["cyclic"],
                          variants=[{"name": "ecw_rmed", "params": {"beta": 0.0}, "label": "beta0"}],
                          horizon=horizon, runs=runs)
-    s = kom.settings(cfg)
+    s = experiment.settings(cfg)
     t = Tables(settings=s)
     rng = np.random.default_rng(0)
     rows = []
@@ -384,7 +386,7 @@ def test_an_extension_is_judged_on_its_fresh_runs_only(base_config):
     t.settings = {**t.settings, "check_runs_from": 0}
     assert kc.evaluate_all(t, _registry({**ORDER, "statistic": "order:gap:ecw_rmed:ccb"}))[0].outcome != "pass"
     with pytest.raises(ConfigError, match="check_runs_from"):
-        kom.check_settings({**kom.settings(base_config, "smoke"), "check_runs_from": 2})  # smoke runs = 2
+        kom.check_settings({**experiment.settings(base_config, "smoke"), "check_runs_from": 2})  # smoke runs = 2
 
 
 def test_too_few_components_for_at_least_k_is_not_produced(base_config):
@@ -399,7 +401,7 @@ def test_the_fresh_run_extension_adds_only_new_runs_of_ecw_and_ccb_on_gap(base_c
     from duelbench.experiments import readings as rd
 
     r = rd.find(base_config, "komiyama2016", "gap_fresh_runs")
-    s = kom.settings(rd.reading_config(base_config, r), "paper")
+    s = experiment.settings(rd.reading_config(base_config, r), "paper")
     assert (s["runs"], s["check_runs_from"], s["figure1"]) == (300, 100, ["gap"])
     main = {sp.path for sp in contract.plan(base_config, "komiyama2016").shards}
     new = [sp for sp in contract.plan(base_config, "komiyama2016", "gap_fresh_runs").shards if sp.path not in main]
@@ -477,7 +479,7 @@ def test_condorcet_status_and_unknown_statistics(base_config):
 def test_every_registry_statistic_is_understood(checkout, base_config):
     """No statistic of the registry falls through to 'unknown statistic'."""
     reg = load_registry(checkout / "data" / "published" / "komiyama2016.yaml")
-    t = Tables(settings=kom.settings(base_config, "paper"))
+    t = Tables(settings=experiment.settings(base_config, "paper"))
     for c in reg["checks"]:
         m = kc.measure(t, c["statistic"])
         assert "unknown" not in m.evidence and "malformed" not in m.evidence, (c["id"], m.evidence)

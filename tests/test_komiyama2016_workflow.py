@@ -38,9 +38,9 @@ def built(tmp_path_factory, mslr_mirror):
 
 
 def _outputs(config):
-    from duelbench.experiments import komiyama2016 as kom
+    from duelbench.experiments.komiyama2016 import EXPERIMENT
 
-    return kom.outputs(config, "smoke")
+    return EXPERIMENT.outputs(config, "smoke")
 
 
 def test_every_output_with_a_sidecar(built):
@@ -90,7 +90,8 @@ def test_checks_csv_theory_checks_pass(built, checkout):
 def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
     from duelbench.bounds.ccb import bound_constants_row
     from duelbench.data import registry as data_registry
-    from duelbench.experiments import komiyama2016 as kom
+    from duelbench.experiments.komiyama2016 import EXPERIMENT as experiment
+    from duelbench.experiments.komiyama2016 import config as kom
     from duelbench.experiments.komiyama2016.tables import read_rows
 
     root, config, mirror = built
@@ -99,7 +100,7 @@ def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
     data_registry.clear_cache()
     try:
         rows = read_rows(root / _outputs(config)["bounds"])
-        s = kom.settings(config, "smoke")
+        s = experiment.settings(config, "smoke")
         assert [r["matrix"] for r in rows] == kom.bound_datasets(s)
         for r in rows:
             direct = bound_constants_row(data_registry.load_matrix(r["matrix"]), name=r["matrix"])

@@ -132,212 +132,27 @@ Decisions
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
 
-from duelbench.config import (
-    algorithm_entries,
-    AlgorithmEntry,
-    check_datasets,
-    ConfigError,
-    data_file,
-    dataset_inputs,
-    output_paths,
-    paper_settings,
+from duelbench.config import data_file, dataset_inputs
+from duelbench.engine.jobs import ShardSpec
+
+from ..contract import Item, SampleShard, Step
+from ..experiment import Experiment
+from ..samples import plan_samples
+from . import bounds, checks, regret, robustness, sampling, table1
+from .config import (
+    KINDS,
+    NAME,
+    bound_datasets,
+    bounds_settings,
+    check_settings,
+    curve_settings,
+    panel_specs,
+    recipes_path,
+    robustness_specs,
+    table1_settings,
 )
-from duelbench.engine.jobs import plan_shards, ShardSpec
-from ..contract import Item, Plan, Step, paper_items
-
-NAME = "komiyama2016"
-#: Regret kinds the experiment reads (and the results archive keeps for its shards).
-KINDS = ("copeland",)
-
-
-# --------------------------------------------------------------------------------------------
-# settings
-# --------------------------------------------------------------------------------------------
-def settings(config: Mapping, fidelity: str | None = None) -> dict:
-    """The effective ``komiyama2016`` settings (fidelity overrides applied, defaults filled in,
-    checked with :func:`check_settings`), plus ``fidelity``, ``figures`` and ``results``."""
-    s = paper_settings(config, NAME, fidelity)
-    s.setdefault("variants", [])
-    s.setdefault("check_runs_from", 0)
-    s["table1"] = {"condorcet": None, **dict(s.get("table1") or {})}
-    check_settings(s)
-    return s
-
-
-def check_settings(s: Mapping) -> None:
-    """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    from duelbench.bounds.ccb import ccb_variant_names
-    from duelbench.data import registry as data_registry
-
-    for key in ("algorithms", "figure1", "figure2", "robustness", "table1", "bounds", "horizon", "runs",
-                "runs_per_shard", "seed"):
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/komiyama2016.schema.yaml)")
-    curves(s)  # algorithm names, parameters, duplicates
-    for key, names in (("figure1", s["figure1"]), ("figure2", s["figure2"]),
-                       ("robustness.datasets", s["robustness"]["datasets"]),
-                       ("bounds.matrices", s["bounds"]["matrices"])):
-        check_datasets(names, where=f"{NAME}.{key}")
-    t1 = s["table1"]
-    try:
-        parent = data_registry.dataset_info(t1["parent"])
-    except LookupError as exc:
-        raise ConfigError(f"{NAME}.table1.parent: {exc}") from None
-    if not 2 <= int(t1["K"]) <= parent.K:
-        raise ConfigError(f"{NAME}.table1.K: must be between 2 and {parent.K} (the arms of {t1['parent']}), "
-                          f"got {t1['K']}")
-    if int(t1["samples"]) < 2 or int(t1["samples_per_shard"]) < 1:
-        raise ConfigError(f"{NAME}.table1: samples must be >= 2 and samples_per_shard >= 1")
-    if t1.get("min_gap") is not None and not 0 <= float(t1["min_gap"]) < 0.5:
-        raise ConfigError(f"{NAME}.table1.min_gap: must be in [0, 0.5) or null, got {t1['min_gap']!r}")
-    if t1.get("condorcet") not in (None, True, False):
-        raise ConfigError(f"{NAME}.table1.condorcet: must be true, false or null, got {t1['condorcet']!r}")
-    main = s["bounds"]["ccb_main_variant"]
-    if main not in ccb_variant_names():
-        raise ConfigError(f"{NAME}.bounds.ccb_main_variant: unknown variant {main!r}; "
-                          f"variants: {', '.join(ccb_variant_names())}")
-    for key in ("horizon", "runs"):
-        if int(s["robustness"][key]) < 1:
-            raise ConfigError(f"{NAME}.robustness.{key}: must be >= 1")
-    if not 0 <= int(s["check_runs_from"]) < int(s["runs"]):
-        raise ConfigError(f"{NAME}.check_runs_from: must be in [0, runs = {s['runs']}), got {s['check_runs_from']!r} "
-                          "(the checks read the panel runs check_runs_from .. runs - 1)")
-
-
-@dataclass(frozen=True)
-class Curve(AlgorithmEntry):
-    """One simulated configuration: a configured algorithm (registry name, canonical parameters,
-    their hash, a label) that is either a main curve or a labelled variant."""
-
-    variant: bool = False
-
-
-def curves(s: Mapping, *, variants: bool = True) -> list[Curve]:
-    """The entries of ``algorithms`` (then, if ``variants``, the labelled ``variants``)."""
-    from ..plotting import algorithm_label
-
-    main = algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")
-    names = [e.name for e in main]
-    for n in set(names):
-        if names.count(n) > 1:
-            raise ConfigError(f"{NAME}.algorithms: {n!r} is listed twice; put parameter variants under "
-                              f"{NAME}.variants (statistics name the algorithms by registry name)")
-    out = [Curve(e.name, e.params, e.param_hash, e.label or algorithm_label(e.name), False) for e in main]
-    if variants:
-        var = algorithm_entries(s.get("variants") or [], where=f"{NAME}.variants")
-        seen = {(c.name, c.param_hash) for c in out}
-        for i, e in enumerate(var):
-            if (e.name, e.param_hash) in seen:
-                raise ConfigError(f"{NAME}.variants[{i}]: {e.name!r} with these parameters is already in "
-                                  f"{NAME}.algorithms")
-            out.append(Curve(e.name, e.params, e.param_hash, e.label, True))
-    return out
-
-
-def panels(s: Mapping) -> list[str]:
-    """The Figure-1 then Figure-2 datasets (each once)."""
-    return list(dict.fromkeys([*s["figure1"], *s["figure2"]]))
-
-
-def bound_datasets(s: Mapping) -> list[str]:
-    """Rows of ``bound_constants.csv``: ``bounds.matrices``, the panels, the robustness datasets."""
-    return list(dict.fromkeys([*s["bounds"]["matrices"], *panels(s), *s["robustness"]["datasets"]]))
-
-
-def registry_path(folder: str = "published") -> Path:
-    """``data/published/komiyama2016.yaml`` of the checkout (the published-number registry)."""
-    return data_file(NAME, folder)
-
-
-def recipes_path() -> Path:
-    """``data/sampled/komiyama2016.yaml`` of the checkout (the recipes of the sampled panels)."""
-    return registry_path("sampled")
-
-
-# The settings each group of outputs depends on (a step parameter: a change reruns the step).
-def bounds_settings(s: Mapping) -> dict:
-    """The settings the bound tables depend on."""
-    return {"fidelity": s["fidelity"], "datasets": bound_datasets(s), "bounds": s["bounds"],
-            "figure1": s["figure1"], "figure2": s["figure2"], "robustness_datasets": s["robustness"]["datasets"]}
-
-
-def table1_settings(s: Mapping) -> dict:
-    """The settings Table 1 depends on."""
-    return {"fidelity": s["fidelity"], "table1": s["table1"], "ccb_main_variant": s["bounds"]["ccb_main_variant"]}
-
-
-def curve_settings(s: Mapping) -> dict:
-    """The settings the regret tables and figures depend on."""
-    keys = ("fidelity", "seed", "horizon", "runs", "runs_per_shard", "algorithms", "variants", "figure1", "figure2",
-            "robustness")
-    return {k: s[k] for k in keys}
-
-
-# --------------------------------------------------------------------------------------------
-# simulation shards and Table-1 samples
-# --------------------------------------------------------------------------------------------
-def _plan(s: Mapping, dataset: str, c: Curve, horizon: int, runs: int) -> list[ShardSpec]:
-    return plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=c.name, params=c.params,
-                       horizon=int(horizon), runs=int(runs), runs_per_shard=int(s["runs_per_shard"]),
-                       seed=int(s["seed"]), root=s["results"])
-
-
-def panel_specs(s: Mapping) -> list[ShardSpec]:
-    """Shards of the Figure 1-2 panels: every curve (variants included), ``runs`` x ``horizon``."""
-    return [sp for d in panels(s) for c in curves(s) for sp in _plan(s, d, c, s["horizon"], s["runs"])]
-
-
-def robustness_specs(s: Mapping) -> list[ShardSpec]:
-    """Shards of the robustness datasets: ``algorithms`` only, ``robustness.runs`` x ``robustness.horizon``."""
-    r = s["robustness"]
-    return [sp for d in r["datasets"] for c in curves(s, variants=False)
-            for sp in _plan(s, d, c, r["horizon"], r["runs"])]
-
-
-def shard_specs(config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
-    """Every simulation shard of the experiment (each path once)."""
-    s = settings(config, fidelity)
-    out: dict[str, ShardSpec] = {}
-    for sp in panel_specs(s) + robustness_specs(s):
-        out.setdefault(sp.path, sp)
-    return list(out.values())
-
-
-def table1_samples(s: Mapping) -> list:
-    """The Table-1 sample family (:class:`~duelbench.experiments.contract.SampleShard` s): the
-    job is the recipe, sample ``i`` a function of (recipe, ``i``) (:func:`.sampling.table1_samples`);
-    the parent's sha256 is part of every shard's archive key."""
-    from ..samples import plan_samples
-
-    t1 = s["table1"]
-    job = {"parent": t1["parent"], "K": int(t1["K"]), "seed": int(t1["seed"]), "condorcet": t1.get("condorcet"),
-           "min_gap": None if t1.get("min_gap") is None else float(t1["min_gap"])}
-    return plan_samples(experiment=NAME, family="table1", function="sampling:table1_samples", job=job,
-                        n=int(t1["samples"]), per_shard=int(t1["samples_per_shard"]), fidelity=s["fidelity"],
-                        root=s["results"], datasets=(t1["parent"],))
-
-
-# --------------------------------------------------------------------------------------------
-# outputs, steps, items
-# --------------------------------------------------------------------------------------------
-OUTPUT_FILES = {
-    "bounds": "bound_constants.csv", "winners": "bound_winners.csv", "datasets": "datasets.csv",
-    "table1_csv": "table1.csv", "table1_md": "table1.md",
-    "regret": "regret.csv", "final": "final_regret.csv",
-    "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
-    "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
-    "robustness_csv": "robustness.csv", "robustness_md": "robustness.md",
-    "robustness_pdf": "robustness.pdf", "robustness_png": "robustness.png",
-    "checks": "checks.csv",
-}
-
-
-def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
-    """Final outputs by key (:data:`OUTPUT_FILES`); sidecars are ``<path>.json``."""
-    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
+from .config import curves as configured_curves
 
 
 def _pick(out: Mapping[str, str], *keys: str) -> dict[str, str]:
@@ -345,101 +160,134 @@ def _pick(out: Mapping[str, str], *keys: str) -> dict[str, str]:
     return {k.rsplit("_", 1)[-1] if "_" in k else k: out[k] for k in keys}
 
 
-def plan(config: Mapping, fidelity: str | None = None) -> Plan:
-    """The shards, the Table-1 sample family, the steps (bounds, table1, aggregate, figure1,
-    figure2, robustness, checks) and the items of the active configuration."""
-    s = settings(config, fidelity)
-    out = outputs(config, fidelity)
-    data = str(config.get("data", "data")).rstrip("/")
-    registry = str(registry_path())
-    tables = {k: out[k] for k in ("regret", "bounds", "datasets")}
-    steps = [
-        Step("bounds", "bounds:write_bounds", _pick(out, "bounds", "winners", "datasets"),
-             inputs={"data": sorted({p for d in bound_datasets(s) for p in dataset_inputs(d, data)}),
-                     "recipes": str(recipes_path())},
-             settings=bounds_settings(s), message=f"{NAME}: bound constants of every matrix and panel"),
-        Step("table1", "table1:write_table1", _pick(out, "table1_csv", "table1_md"), inputs={"registry": registry},
-             samples="table1", settings=table1_settings(s), message=f"{NAME}: Table 1 from the sample family"),
-        Step("aggregate", "regret:aggregate", _pick(out, "regret", "final"), shards=True, settings=curve_settings(s),
-             message=f"{NAME}: aggregating the simulation shards"),
-        *(Step(f, "regret:figure", _pick(out, f"{f}_pdf", f"{f}_png"), inputs=tables, settings=curve_settings(s))
-          for f in ("figure1", "figure2")),
-        Step("robustness", "robustness:write_robustness",
-             _pick(out, "robustness_csv", "robustness_md", "robustness_pdf", "robustness_png"),
-             inputs={"final": out["final"], "registry": registry}, settings=curve_settings(s)),
-        Step("checks", "checks:write_checks", {"csv": out["checks"]},
-             inputs={**{k: out[k] for k in ("bounds", "winners", "datasets", "final", "regret")},
-                     "table1": out["table1_csv"], "registry": registry},
-             settings=s, message=f"{NAME}: evaluating the published-number registry"),
-    ]
-    return Plan(name=NAME, settings=s, steps=steps, items=paper_items(items(s, out), PAPER_ITEMS),
-                shards=shard_specs(config, fidelity),
-                kinds=KINDS, samples=table1_samples(s), curves=(out["regret"], "copeland"))
+class Komiyama2016(Experiment):
+    """Table 1, Figures 1 and 2 of Komiyama et al. (2016), the bound constants, the robustness of
+    the MSLR orderings and the registry's checks."""
+
+    name = NAME
+    kinds = KINDS
+    output_files = {
+        "bounds": "bound_constants.csv", "winners": "bound_winners.csv", "datasets": "datasets.csv",
+        "table1_csv": "table1.csv", "table1_md": "table1.md",
+        "regret": "regret.csv", "final": "final_regret.csv",
+        "figure1_pdf": "figure1.pdf", "figure1_png": "figure1.png",
+        "figure2_pdf": "figure2.pdf", "figure2_png": "figure2.png",
+        "robustness_csv": "robustness.csv", "robustness_md": "robustness.md",
+        "robustness_pdf": "robustness.pdf", "robustness_png": "robustness.png",
+        "checks": "checks.csv",
+    }
+    #: The paper's own tables and figures among the items, with the registry items whose checks
+    #: judge them (Figure 2 has no claim in data/published/komiyama2016.yaml: shown, not checked).
+    paper_items = {"table1": ("Table 1",), "figure1": ("Figure 1",), "figure2": ()}
+    curves = ("regret", "copeland")
+
+    def check(self, s: dict) -> None:
+        check_settings(s)
+
+    def shards(self, s: Mapping) -> list[ShardSpec]:
+        """Every simulation shard (each path once): the panels', then the robustness datasets'."""
+        out: dict[str, ShardSpec] = {}
+        for sp in panel_specs(s) + robustness_specs(s):
+            out.setdefault(sp.path, sp)
+        return list(out.values())
+
+    def samples(self, s: Mapping) -> list[SampleShard]:
+        """The Table-1 sample family: the job is the recipe, sample ``i`` a function of (recipe,
+        ``i``) (:func:`.sampling.table1_samples`); the parent's sha256 is part of every shard's
+        archive key."""
+        t1 = s["table1"]
+        job = {"parent": t1["parent"], "K": int(t1["K"]), "seed": int(t1["seed"]), "condorcet": t1.get("condorcet"),
+               "min_gap": None if t1.get("min_gap") is None else float(t1["min_gap"])}
+        return plan_samples(experiment=NAME, family="table1", function=sampling.table1_samples, job=job,
+                            n=int(t1["samples"]), per_shard=int(t1["samples_per_shard"]), fidelity=s["fidelity"],
+                            root=s["results"], datasets=(t1["parent"],))
+
+    def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
+        """bounds, table1, aggregate, figure1, figure2, robustness, checks."""
+        data = str(config.get("data", "data")).rstrip("/")
+        registry = str(data_file(NAME))
+        tables = {k: out[k] for k in ("regret", "bounds", "datasets")}
+        return [
+            Step("bounds", bounds.write_bounds, _pick(out, "bounds", "winners", "datasets"),
+                 inputs={"data": sorted({p for d in bound_datasets(s) for p in dataset_inputs(d, data)}),
+                         "recipes": str(recipes_path())},
+                 settings=bounds_settings(s), message=f"{NAME}: bound constants of every matrix and panel"),
+            Step("table1", table1.write_table1, _pick(out, "table1_csv", "table1_md"), inputs={"registry": registry},
+                 samples="table1", settings=table1_settings(s), message=f"{NAME}: Table 1 from the sample family"),
+            Step("aggregate", regret.aggregate, _pick(out, "regret", "final"), shards=True,
+                 settings=curve_settings(s), message=f"{NAME}: aggregating the simulation shards"),
+            *(Step(f, regret.figure, _pick(out, f"{f}_pdf", f"{f}_png"), inputs=tables, settings=curve_settings(s))
+              for f in ("figure1", "figure2")),
+            Step("robustness", robustness.write_robustness,
+                 _pick(out, "robustness_csv", "robustness_md", "robustness_pdf", "robustness_png"),
+                 inputs={"final": out["final"], "registry": registry}, settings=curve_settings(s)),
+            Step("checks", checks.write_checks, {"csv": out["checks"]},
+                 inputs={**{k: out[k] for k in ("bounds", "winners", "datasets", "final", "regret")},
+                         "table1": out["table1_csv"], "registry": registry},
+                 settings=s, message=f"{NAME}: evaluating the published-number registry"),
+        ]
+
+    def items(self, s: Mapping, out: Mapping[str, str]) -> list[Item]:
+        """The paper's tables and figures as rebuilt here: what the paper shows, what runs, the readings."""
+        t1, r = s["table1"], s["robustness"]
+        runs = (f"{int(s['runs'])} runs of T = {int(s['horizon'])} per curve (fidelity {s['fidelity']}; R1: T is not "
+                "printed, the paper averages 100 runs)")
+        algs = ", ".join(c.label for c in configured_curves(s))
+        figure = ("Regret-round semilog plots (mean cumulative Copeland regret ± 1 s.e., r_ij = (L_i + L_j - 2 L_1) / "
+                  f"(2 (K - 1)), L71, R5) of {algs} (variants dashed; ECW-RMED alpha = 3.0, beta = 0.01, R6), with "
+                  f"LB ln t and ECWB ln t (Theorems 2 and 4); {runs}; arms relabelled at random per run (R7); Copeland "
+                  "SAVAGE (delta = 1/T) runs once per point of a 12-point horizon grid (R8). Semilog axes as the paper; the "
+                  "y axis ends at 1.15 x the largest mean regret of CCB, ECW-RMED and LB ln T (the curves L307 compares "
+                  "with the bounds); curves above it are marked where they leave the frame and listed with their value "
+                  "at T (all values are in regret.csv and bound_constants.csv). Panel letters (a)-(c) of the MSLR panels "
+                  "follow L295; the others are in the configured order (the text has no images).")
+        return [
+            Item("table1", "table", "Table 1 (leading log-constants on MSLR, L56-L59)",
+                 "The paper averages the Theorem-2 constant (LB, 'Optimal: CW-RMED'), the Theorem-4 constant (ECWB) "
+                 "and the CCB bound over 10^4 random 16x16 submatrices of the MSLR informational matrix (6.7e2, 7.3e2, "
+                 f"8.8e5; 'CCB is 1000 times looser'). Here: {int(t1['samples'])} uniform {int(t1['K'])}-subsets of "
+                 f"{t1['parent']}, rejected while any |p_ij - 1/2| < {t1['min_gap']} (the K = 16 filter of L295), "
+                 f"Condorcet selection {t1['condorcet']}, sample i seeded by SeedSequence({int(t1['seed'])}, "
+                 "spawn_key=(i,)) (R3); arithmetic means ± s.e., medians, ratios of the means. The CCB column is "
+                 f"{s['bounds']['ccb_main_variant']} (R4: Zoghi et al.'s Theorem-11 bound with their Definition-3.6 "
+                 "Delta, unrescaled, L263); every other CCB variant is shown as a labelled row and judges nothing.",
+                 (out["table1_md"], out["table1_csv"])),
+            Item("figure1", "figure", "Figure 1 (regret vs. round, L249, L295-L307)",
+                 f"Panels {', '.join(s['figure1'])}: the paper's three MSLR submatrices ((a) K = 16 with a Condorcet "
+                 "winner, (b) K = 16 and (c) K = 64 without) are fixed draws from declared seeds under the filters of "
+                 f"L295 (R2), then Sushi, Gap and MultiSol. {figure}", (out["figure1_png"], out["figure1_pdf"])),
+            Item("figure2", "figure", "Figure 2 (regret vs. round, Appendix B, L447-L464)",
+                 f"Panels {', '.join(s['figure2'])}: ArXiv, Cyclic and the two printed 5-arm MSLR matrices of "
+                 f"Zoghi et al. {figure}", (out["figure2_png"], out["figure2_pdf"])),
+            Item("curves", "table", "Regret curves behind Figures 1-2",
+                 "Mean regret and s.e. per panel, curve and checkpoint (regret.csv), and the per-run regret at the "
+                 "horizon of every panel and robustness run with its slope against ln t over [T/10, T] (final_regret.csv), "
+                 "from which the orderings of L307 (mean A / mean B with its 95 % interval) and the slopes are "
+                 "judged.", (out["regret"], out["final"])),
+            Item("bounds", "table", "Bound constants (Theorems 2, 4, 6; eq. (11); L99-L113, L202-L267)",
+                 "The paper states LB and ECWB only through Table 1 and the figures. Here: LB = min C*_i1, "
+                 "ECWB = min C^E*_i1 and every CCB variant of every printed matrix, panel and robustness draw, full "
+                 "precision, and per Copeland winner C*_i1, C^E*_i1 and the right-hand side of eq. (11) with Delta the "
+                 "global minimum gap (a printed tie gives Delta = 0 and an infinite bound).",
+                 (out["bounds"], out["winners"])),
+            Item("datasets", "table", "Datasets (Section 5, Appendix B)",
+                 "Every matrix used: the sampling recipe, parent indices and rejection tries of the sampled MSLR "
+                 "matrices (R2), Condorcet and Copeland winners, and the Condorcet status the paper states (L303; for "
+                 "a sampled panel its recipe's selection, L295).", (out["datasets"],)),
+            Item("robustness", "table", "Robustness of the MSLR orderings (not in the paper)",
+                 "The paper shows one draw per MSLR panel. Here every ordering claim about a sampled MSLR panel is "
+                 f"re-tested with the registry's estimator and region on the further draws with the same recipe filters (R2): "
+                 f"{', '.join(r['datasets']) or 'none'}, {int(r['runs'])} runs of T = {int(r['horizon'])} each; these "
+                 "rows judge nothing by themselves.", (out["robustness_md"], out["robustness_csv"])),
+            Item("robustness_figure", "figure", "Robustness: final regret per further draw (not in the paper)",
+                 "Mean final regret ± 1 s.e. (log scale) per algorithm on each sampled MSLR panel (squares) and its "
+                 "further draws (circles).", (out["robustness_png"], out["robustness_pdf"])),
+            Item("checks", "checks", "Published numbers and claims (data/published/komiyama2016.yaml)",
+                 "Every check of the registry at the active fidelity: Table-1 means and ratios, the orderings of L307, "
+                 "beta = 0 vs 0.01 (L289), the slope of ECW-RMED vs ECWB, Theorem 6 and eq. (11) as identities. "
+                 "Published claims are asserted at paper fidelity only, theory identities from quick fidelity on; a "
+                 "statistic the fidelity does not produce is inconclusive with the reason.", (out["checks"],)),
+        ]
 
 
-#: The paper's own tables and figures among the items, with the registry items whose checks
-#: judge them (Figure 2 has no claim in data/published/komiyama2016.yaml: shown, not checked).
-PAPER_ITEMS = {"table1": ("Table 1",), "figure1": ("Figure 1",), "figure2": ()}
-
-
-def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
-    """The paper's tables and figures as rebuilt here: what the paper shows, what runs, the readings."""
-    t1, r = s["table1"], s["robustness"]
-    runs = (f"{int(s['runs'])} runs of T = {int(s['horizon'])} per curve (fidelity {s['fidelity']}; R1: T is not "
-            "printed, the paper averages 100 runs)")
-    algs = ", ".join(c.label for c in curves(s))
-    figure = ("Regret-round semilog plots (mean cumulative Copeland regret ± 1 s.e., r_ij = (L_i + L_j - 2 L_1) / "
-              f"(2 (K - 1)), L71, R5) of {algs} (variants dashed; ECW-RMED alpha = 3.0, beta = 0.01, R6), with "
-              f"LB ln t and ECWB ln t (Theorems 2 and 4); {runs}; arms relabelled at random per run (R7); Copeland "
-              "SAVAGE (delta = 1/T) runs once per point of a 12-point horizon grid (R8). Semilog axes as the paper; the "
-              "y axis ends at 1.15 x the largest mean regret of CCB, ECW-RMED and LB ln T (the curves L307 compares "
-              "with the bounds); curves above it are marked where they leave the frame and listed with their value "
-              "at T (all values are in regret.csv and bound_constants.csv). Panel letters (a)-(c) of the MSLR panels "
-              "follow L295; the others are in the configured order (the text has no images).")
-    return [
-        Item("table1", "table", "Table 1 (leading log-constants on MSLR, L56-L59)",
-             "The paper averages the Theorem-2 constant (LB, 'Optimal: CW-RMED'), the Theorem-4 constant (ECWB) "
-             "and the CCB bound over 10^4 random 16x16 submatrices of the MSLR informational matrix (6.7e2, 7.3e2, "
-             f"8.8e5; 'CCB is 1000 times looser'). Here: {int(t1['samples'])} uniform {int(t1['K'])}-subsets of "
-             f"{t1['parent']}, rejected while any |p_ij - 1/2| < {t1['min_gap']} (the K = 16 filter of L295), "
-             f"Condorcet selection {t1['condorcet']}, sample i seeded by SeedSequence({int(t1['seed'])}, "
-             "spawn_key=(i,)) (R3); arithmetic means ± s.e., medians, ratios of the means. The CCB column is "
-             f"{s['bounds']['ccb_main_variant']} (R4: Zoghi et al.'s Theorem-11 bound with their Definition-3.6 "
-             "Delta, unrescaled, L263); every other CCB variant is shown as a labelled row and judges nothing.",
-             (out["table1_md"], out["table1_csv"])),
-        Item("figure1", "figure", "Figure 1 (regret vs. round, L249, L295-L307)",
-             f"Panels {', '.join(s['figure1'])}: the paper's three MSLR submatrices ((a) K = 16 with a Condorcet "
-             "winner, (b) K = 16 and (c) K = 64 without) are fixed draws from declared seeds under the filters of "
-             f"L295 (R2), then Sushi, Gap and MultiSol. {figure}", (out["figure1_png"], out["figure1_pdf"])),
-        Item("figure2", "figure", "Figure 2 (regret vs. round, Appendix B, L447-L464)",
-             f"Panels {', '.join(s['figure2'])}: ArXiv, Cyclic and the two printed 5-arm MSLR matrices of "
-             f"Zoghi et al. {figure}", (out["figure2_png"], out["figure2_pdf"])),
-        Item("curves", "table", "Regret curves behind Figures 1-2",
-             "Mean regret and s.e. per panel, curve and checkpoint (regret.csv), and the per-run regret at the "
-             "horizon of every panel and robustness run with its slope against ln t over [T/10, T] (final_regret.csv), "
-             "from which the orderings of L307 (mean A / mean B with its 95 % interval) and the slopes are "
-             "judged.", (out["regret"], out["final"])),
-        Item("bounds", "table", "Bound constants (Theorems 2, 4, 6; eq. (11); L99-L113, L202-L267)",
-             "The paper states LB and ECWB only through Table 1 and the figures. Here: LB = min C*_i1, "
-             "ECWB = min C^E*_i1 and every CCB variant of every printed matrix, panel and robustness draw, full "
-             "precision, and per Copeland winner C*_i1, C^E*_i1 and the right-hand side of eq. (11) with Delta the "
-             "global minimum gap (a printed tie gives Delta = 0 and an infinite bound).",
-             (out["bounds"], out["winners"])),
-        Item("datasets", "table", "Datasets (Section 5, Appendix B)",
-             "Every matrix used: the sampling recipe, parent indices and rejection tries of the sampled MSLR "
-             "matrices (R2), Condorcet and Copeland winners, and the Condorcet status the paper states (L303; for "
-             "a sampled panel its recipe's selection, L295).", (out["datasets"],)),
-        Item("robustness", "table", "Robustness of the MSLR orderings (not in the paper)",
-             "The paper shows one draw per MSLR panel. Here every ordering claim about a sampled MSLR panel is "
-             f"re-tested with the registry's estimator and region on the further draws with the same recipe filters (R2): "
-             f"{', '.join(r['datasets']) or 'none'}, {int(r['runs'])} runs of T = {int(r['horizon'])} each; these "
-             "rows judge nothing by themselves.", (out["robustness_md"], out["robustness_csv"])),
-        Item("robustness_figure", "figure", "Robustness: final regret per further draw (not in the paper)",
-             "Mean final regret ± 1 s.e. (log scale) per algorithm on each sampled MSLR panel (squares) and its "
-             "further draws (circles).", (out["robustness_png"], out["robustness_pdf"])),
-        Item("checks", "checks", "Published numbers and claims (data/published/komiyama2016.yaml)",
-             "Every check of the registry at the active fidelity: Table-1 means and ratios, the orderings of L307, "
-             "beta = 0 vs 0.01 (L289), the slope of ECW-RMED vs ECWB, Theorem 6 and eq. (11) as identities. "
-             "Published claims are asserted at paper fidelity only, theory identities from quick fidelity on; a "
-             "statistic the fidelity does not produce is inconclusive with the reason.", (out["checks"],)),
-    ]
+EXPERIMENT = Komiyama2016()

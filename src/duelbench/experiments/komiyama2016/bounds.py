@@ -10,9 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
-from . import NAME, bound_datasets, bounds_settings, recipes_path
+from .config import bound_datasets, recipes_path
 from .tables import display, write_rows
 
 #: Condorcet status the paper states for its printed matrices: name -> (has a CW, where).
@@ -112,29 +111,19 @@ def used_in(s: Mapping, name: str) -> list[str]:
     return [key for key, names in lists if name in names]
 
 
-def write_bounds(ctx: StepContext) -> None:
-    """Step ``bounds``: ``bound_constants.csv``, ``bound_winners.csv`` and ``datasets.csv`` (+ sidecars)."""
-    from duelbench.data import registry as data_registry
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from ..contract import code_hash
-
+def write_bounds(ctx: StepContext) -> dict:
+    """Step ``bounds``: ``bound_constants.csv``, ``bound_winners.csv`` and ``datasets.csv``."""
     s, out = ctx.settings, ctx.output
     names = bound_datasets(s)
-    with log_to(ctx.log), Timer() as t:
-        rows, wrows, drows = [], [], []
-        for name in names:
-            row, w = bound_rows(name)
-            rows.append(row)
-            wrows.extend(w)
-            drows.append(dataset_row(name, used_in(s, name)))
-            print(f"{name}: K = {row['K']}, winners {row['copeland_winners']}, LB = {row['lb']!r}, "
-                  f"ECWB = {row['ecwb']!r}", flush=True)
-        write_rows(out.bounds, bound_columns(), rows)
-        write_rows(out.winners, WINNER_COLUMNS, wrows)
-        write_rows(out.datasets, DATASET_COLUMNS, drows)
-    recipes = display(recipes_path())
-    inputs = sorted({display(p) for n in names for p in data_registry.required_files(n)} | {recipes})
-    for path in (out.bounds, out.winners, out.datasets):
-        write_sidecar(path, inputs=inputs, config=bounds_settings(s), seeds={"sampled_recipes": recipes},
-                      extra={"experiment": NAME, "rows": len(names), "code_hash": code_hash(NAME)}, **t.as_kwargs())
+    rows, wrows, drows = [], [], []
+    for name in names:
+        row, w = bound_rows(name)
+        rows.append(row)
+        wrows.extend(w)
+        drows.append(dataset_row(name, used_in(s, name)))
+        print(f"{name}: K = {row['K']}, winners {row['copeland_winners']}, LB = {row['lb']!r}, "
+              f"ECWB = {row['ecwb']!r}", flush=True)
+    write_rows(out.bounds, bound_columns(), rows)
+    write_rows(out.winners, WINNER_COLUMNS, wrows)
+    write_rows(out.datasets, DATASET_COLUMNS, drows)
+    return {"rows": len(names), "sampled_recipes": display(recipes_path())}

@@ -20,9 +20,9 @@ import numpy as np
 from duelbench.report import verdict as V
 from duelbench.report.checks import CheckResult, Measurement
 
-from ..claims import Missing, evaluate_with_reasons, write_checks_step
+from ..claims import Missing, evaluate_with_reasons, checks_table
 from ..contract import StepContext
-from . import NAME, curves, panels
+from .config import NAME, curves, panels
 from .tables import Tables, sig, to_float
 
 #: Registry name of the paper's algorithm (statistics refer to it).
@@ -417,13 +417,12 @@ def evaluate_all(tables: Tables, registry: Mapping) -> list[CheckResult]:
     return evaluate_with_reasons(registry, measured, tables.settings["fidelity"])
 
 
-def write_checks(ctx: StepContext) -> list[CheckResult]:
-    """Step ``checks``: ``checks.csv`` (+ sidecar) from the experiment's tables."""
+def write_checks(ctx: StepContext) -> dict:
+    """Step ``checks``: ``checks.csv`` from the experiment's tables."""
     s, i = ctx.settings, ctx.input
 
     def evaluate(registry):
         return evaluate_all(Tables.read(s, bounds=i.bounds, winners=i.winners, datasets=i.datasets, table1=i.table1,
                                         final=i.final, regret=i.regret), registry)
 
-    return write_checks_step(ctx, evaluate, [i.bounds, i.winners, i.datasets, i.table1, i.final, i.regret],
-                             {"seed": int(s["seed"]), "table1_seed": int(s["table1"]["seed"])})
+    return checks_table(ctx, evaluate)

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from duelbench.engine.jobs import group_shards
-from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
-from . import NAME, Curve, curve_settings, curves, panel_specs, robustness_specs
+from ..plotting import save_figure
+from .config import Curve, curves, panel_specs, robustness_specs
 from .tables import read_regret, read_rows, to_float, write_rows
 
 REGRET_COLUMNS = ["dataset", "algorithm", "label", "param_hash", "variant", "t", "mean", "stderr", "n_runs"]
@@ -35,41 +35,35 @@ def run_slopes(checkpoints, regret, horizon: int) -> np.ndarray:
     return np.array([math.fsum((w * row).tolist()) for row in y])
 
 
-def aggregate(ctx: StepContext) -> None:
+def aggregate(ctx: StepContext) -> dict:
     """Step ``aggregate``: ``regret.csv`` (panel curves) and ``final_regret.csv`` (per-run final
     regret of the panels and the robustness datasets, and each run's slope against ln t over
-    [T/10, T], :func:`run_slopes`) + sidecars."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
+    [T/10, T], :func:`run_slopes`)."""
     s = ctx.settings
     pspecs, rspecs = panel_specs(s), robustness_specs(s)
-    source = dict(zip((sp.path for sp in ctx.plan.shards), ctx.input.shards))
     info = {(c.name, c.param_hash): c for c in curves(s)}
     regret_rows, final_rows = [], []
-    with log_to(ctx.log), Timer() as t:
-        for study, specs in (("panel", pspecs), ("robustness", rspecs)):
-            for (dataset, alg, phash, horizon), group in group_shards(specs).items():
-                res = ctx.load(group)
-                c = info[(alg, phash)]
-                fin = res.final("copeland")
-                slopes = run_slopes(res.checkpoints, res.regret_of("copeland"), int(horizon))
-                for run, v, sl in zip(res.run_indices.tolist(), fin.tolist(), slopes.tolist()):
-                    final_rows.append({"dataset": dataset, "study": study, "algorithm": alg, "label": c.label,
-                                       "param_hash": phash, "variant": c.variant, "horizon": int(horizon),
-                                       "run": int(run), "final": float(v), "slope": float(sl)})
-                if study != "panel":
-                    continue
-                mean, se, n = res.mean("copeland"), res.stderr("copeland"), res.runs
-                for tt, m, e in zip(res.checkpoints.tolist(), mean.tolist(), se.tolist()):
-                    regret_rows.append({"dataset": dataset, "algorithm": alg, "label": c.label, "param_hash": phash,
-                                        "variant": c.variant, "t": int(tt), "mean": float(m),
-                                        "stderr": float(e) if n > 1 else math.nan, "n_runs": n})
-                print(f"{dataset} {c.label}: {n} runs, final mean {float(np.mean(fin)):.6g}", flush=True)
-        write_rows(ctx.output.regret, REGRET_COLUMNS, regret_rows)
-        write_rows(ctx.output.final, FINAL_COLUMNS, final_rows)
-    for path, specs in ((ctx.output.regret, pspecs), (ctx.output.final, pspecs + rspecs)):
-        write_sidecar(path, inputs=sorted({source[sp.path] for sp in specs}), config=curve_settings(s),
-                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "shards": len(specs)}, **t.as_kwargs())
+    for study, specs in (("panel", pspecs), ("robustness", rspecs)):
+        for (dataset, alg, phash, horizon), group in group_shards(specs).items():
+            res = ctx.load(group)
+            c = info[(alg, phash)]
+            fin = res.final("copeland")
+            slopes = run_slopes(res.checkpoints, res.regret_of("copeland"), int(horizon))
+            for run, v, sl in zip(res.run_indices.tolist(), fin.tolist(), slopes.tolist()):
+                final_rows.append({"dataset": dataset, "study": study, "algorithm": alg, "label": c.label,
+                                   "param_hash": phash, "variant": c.variant, "horizon": int(horizon),
+                                   "run": int(run), "final": float(v), "slope": float(sl)})
+            if study != "panel":
+                continue
+            mean, se, n = res.mean("copeland"), res.stderr("copeland"), res.runs
+            for tt, m, e in zip(res.checkpoints.tolist(), mean.tolist(), se.tolist()):
+                regret_rows.append({"dataset": dataset, "algorithm": alg, "label": c.label, "param_hash": phash,
+                                    "variant": c.variant, "t": int(tt), "mean": float(m),
+                                    "stderr": float(e) if n > 1 else math.nan, "n_runs": n})
+            print(f"{dataset} {c.label}: {n} runs, final mean {float(np.mean(fin)):.6g}", flush=True)
+    write_rows(ctx.output.regret, REGRET_COLUMNS, regret_rows)
+    write_rows(ctx.output.final, FINAL_COLUMNS, final_rows)
+    return {"shards": len(pspecs) + len(rspecs)}
 
 
 #: The paper's panel names (Table 3 (a)-(f) and L295); panel letters follow the configured order,
@@ -168,21 +162,13 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
 
 
 def figure(ctx: StepContext) -> None:
-    """Steps ``figure1`` and ``figure2`` (the step name names the figure) (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from ..plotting import save_figure
-
+    """Steps ``figure1`` and ``figure2`` (the step name names the figure)."""
     s, which, i = ctx.settings, ctx.step.name, ctx.input
     out_paths = [ctx.output.pdf, ctx.output.png]
-    with log_to(ctx.log), Timer() as t:
-        dsinfo = {r["dataset"]: r for r in read_rows(i.datasets)}
-        bounds = {r["matrix"]: r for r in read_rows(i.bounds)}
-        footer = (f"Komiyama et al. (2016) {which.replace('figure', 'Figure ')}: mean cumulative Copeland regret "
-                  f"± 1 s.e. over {int(s['runs'])} runs, T = {int(s['horizon'])}, fidelity {s['fidelity']}; "
-                  "LB, ECWB: Theorems 2 and 4")
-        fig = draw_panels(read_regret(i.regret), list(s[which]), curves(s), bounds, dsinfo, int(s["horizon"]), footer)
-        save_figure(fig, out_paths)
-    for p in out_paths:
-        write_sidecar(p, inputs=[i.regret, i.bounds, i.datasets], config=curve_settings(s),
-                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "figure": which}, **t.as_kwargs())
+    dsinfo = {r["dataset"]: r for r in read_rows(i.datasets)}
+    bounds = {r["matrix"]: r for r in read_rows(i.bounds)}
+    footer = (f"Komiyama et al. (2016) {which.replace('figure', 'Figure ')}: mean cumulative Copeland regret "
+              f"± 1 s.e. over {int(s['runs'])} runs, T = {int(s['horizon'])}, fidelity {s['fidelity']}; "
+              "LB, ECWB: Theorems 2 and 4")
+    fig = draw_panels(read_regret(i.regret), list(s[which]), curves(s), bounds, dsinfo, int(s["horizon"]), footer)
+    save_figure(fig, out_paths)

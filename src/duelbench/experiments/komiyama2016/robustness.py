@@ -11,11 +11,14 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.checks import load_registry
+
 from ..contract import StepContext
-from . import NAME, curve_settings, curves, panels
+from ..plotting import save_figure
+from .config import curves, panels
 from .checks import BEST_OTHER, OTHERS, Missing, final_samples, order_measurement
-from .tables import Tables, display, write_rows
+from .tables import Tables, write_rows
 
 ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "algorithm_a", "claim_b", "algorithm_b",
                       "mean_a", "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high",
@@ -186,30 +189,21 @@ def draw_robustness(tables: Tables, claim_panels: Mapping[str, list[str]], foote
 
 
 def write_robustness(ctx: StepContext) -> None:
-    """Step ``robustness``: ``robustness.csv``, ``robustness.md`` and the robustness figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-    from duelbench.report.checks import load_registry
-
-    from ..plotting import save_figure
-
+    """Step ``robustness``: ``robustness.csv``, ``robustness.md`` and the robustness figure."""
     s, out = ctx.settings, ctx.output
-    with log_to(ctx.log), Timer() as t:
-        registry = load_registry(ctx.input.registry)
-        tables = Tables.read(s, final=ctx.input.final)
-        rows = robustness_rows(tables, registry)
-        write_rows(out.csv, ROBUSTNESS_COLUMNS, rows)
-        atomic_write_text(out.md, robustness_markdown(rows, s))
-        claim_datasets = sorted({d for _, d, _, _ in ordering_claims(registry)})
-        groups: dict[str, list[str]] = {}
-        for ds in s["robustness"]["datasets"]:
-            for p in robustness_panel_of(ds, claim_datasets) or [ds]:
-                groups.setdefault(p, []).append(ds)
-        r = s["robustness"]
-        footer = (f"Komiyama et al. (2016), robustness: {int(r['runs'])} runs, T = {int(r['horizon'])} per further draw "
-                  f"(circles); the panel itself (squares): {int(s['runs'])} runs, T = {int(s['horizon'])}; "
-                  f"fidelity {s['fidelity']}")
-        save_figure(draw_robustness(tables, groups, footer), [out.pdf, out.png])
-        print(f"{len(rows)} robustness rows", flush=True)
-    for p in (out.csv, out.md, out.pdf, out.png):
-        write_sidecar(p, inputs=[ctx.input.final, display(ctx.input.registry)], config=curve_settings(s),
-                      seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "rows": len(rows)}, **t.as_kwargs())
+    registry = load_registry(ctx.input.registry)
+    tables = Tables.read(s, final=ctx.input.final)
+    rows = robustness_rows(tables, registry)
+    write_rows(out.csv, ROBUSTNESS_COLUMNS, rows)
+    atomic_write_text(out.md, robustness_markdown(rows, s))
+    claim_datasets = sorted({d for _, d, _, _ in ordering_claims(registry)})
+    groups: dict[str, list[str]] = {}
+    for ds in s["robustness"]["datasets"]:
+        for p in robustness_panel_of(ds, claim_datasets) or [ds]:
+            groups.setdefault(p, []).append(ds)
+    r = s["robustness"]
+    footer = (f"Komiyama et al. (2016), robustness: {int(r['runs'])} runs, T = {int(r['horizon'])} per further draw "
+              f"(circles); the panel itself (squares): {int(s['runs'])} runs, T = {int(s['horizon'])}; "
+              f"fidelity {s['fidelity']}")
+    save_figure(draw_robustness(tables, groups, footer), [out.pdf, out.png])
+    print(f"{len(rows)} robustness rows", flush=True)

@@ -11,10 +11,11 @@ import numpy as np
 
 from duelbench.bounds.ccb import ccb_variant_names
 
-from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.checks import load_registry
+
 from ..contract import StepContext
-from . import NAME, table1_settings
-from .tables import display, sig, write_rows
+from .tables import sig, write_rows
 
 TABLE1_COLUMNS = ["quantity", "label", "n", "mean", "se", "median", "published", "check_id"]
 
@@ -146,22 +147,13 @@ def markdown(rows: Sequence[Mapping], s: Mapping) -> str:
 
 
 def write_table1(ctx: StepContext) -> None:
-    """Step ``table1``: ``table1.csv`` and ``table1.md`` from the sample family (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-    from duelbench.report.checks import load_registry
-
+    """Step ``table1``: ``table1.csv`` and ``table1.md`` from the sample family."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        df = load_samples(ctx.plan.sample_family("table1"), int(s["table1"]["samples"]))
-        rows = summary(df, s["bounds"]["ccb_main_variant"])
-        pub = published_for(load_registry(ctx.input.registry))
-        for r in rows:
-            r["published"], r["check_id"] = pub.get(r["quantity"], (None, ""))
-        write_rows(ctx.output.csv, TABLE1_COLUMNS, rows)
-        atomic_write_text(ctx.output.md, markdown(rows, s))
-        print(f"{len(df)} samples -> {ctx.output.csv}", flush=True)
-    for path in (ctx.output.csv, ctx.output.md):
-        write_sidecar(path, inputs=list(ctx.input.samples) + [display(ctx.input.registry)], config=table1_settings(s),
-                      seeds={"seed": int(s["table1"]["seed"]),
-                             "stream": "SeedSequence(entropy=seed, spawn_key=(sample,))"},
-                      extra={"experiment": NAME, "samples": len(df)}, **t.as_kwargs())
+    df = load_samples(ctx.plan.sample_family("table1"), int(s["table1"]["samples"]))
+    rows = summary(df, s["bounds"]["ccb_main_variant"])
+    pub = published_for(load_registry(ctx.input.registry))
+    for r in rows:
+        r["published"], r["check_id"] = pub.get(r["quantity"], (None, ""))
+    write_rows(ctx.output.csv, TABLE1_COLUMNS, rows)
+    atomic_write_text(ctx.output.md, markdown(rows, s))
+    print(f"{len(df)} samples -> {ctx.output.csv}", flush=True)
