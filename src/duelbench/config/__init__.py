@@ -28,11 +28,11 @@ from .fidelity import (
     paper_settings,
     results_root,
 )
-from .schema import check_config, validate_config
+from .schema import check_config, require_keys, validate_config
 
 __all__ = [
     "AlgorithmEntry", "ConfigError", "DEFAULT_FIGURES_ROOT", "DEFAULT_RESULTS_ROOT", "active_fidelity",
     "algorithm_entries", "check_config", "check_datasets", "data_file", "dataset_inputs", "deep_merge",
     "effective_config", "experiment_settings", "fidelity_settings", "figures_dir", "figures_root",
-    "output_paths", "paper_settings", "results_root", "validate_config",
+    "output_paths", "paper_settings", "require_keys", "results_root", "validate_config",
 ]

@@ -129,6 +129,14 @@ def validate_config(config: Mapping, schema_path: str, sections: Mapping[str, st
     return eff
 
 
+def require_keys(section: str, settings: Mapping, keys: Iterable[str]) -> None:
+    """:class:`ConfigError` for the first of ``keys`` missing from the settings of ``section``,
+    naming the key and the section's schema."""
+    for key in keys:
+        if key not in settings:
+            raise ConfigError(f"{section}.{key}: missing (see workflow/schemas/{section}.schema.yaml)")
+
+
 def check_config(config: Mapping) -> dict:
     """Semantic checks beyond the JSON schema; returns the effective configuration.
 

@@ -45,11 +45,15 @@ def checks_table(ctx, evaluate: Callable[[dict], list[CheckResult]]) -> dict:
     :meth:`~duelbench.experiments.contract.StepContext.registry`), write output ``csv``
     (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check; returns the
     outcome counts (recorded in the sidecar)."""
+    return {"outcomes": outcome_counts(_evaluate_and_write(ctx, evaluate))}
+
+
+def _evaluate_and_write(ctx, evaluate: Callable[[dict], list[CheckResult]]) -> list[CheckResult]:
     results = evaluate(ctx.registry(ctx.input.registry))
     write_checks_csv(results, ctx.output.csv)
     for r in results:
         print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
-    return {"outcomes": outcome_counts(results)}
+    return results
 
 
 def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs: Sequence[str],
@@ -60,10 +64,7 @@ def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs
     and its sidecar (``inputs`` then the registry, the settings, ``seeds``, the outcome counts).
     Reading the tables belongs inside ``evaluate``, so that it is timed and logged with the rest."""
     with log_to(ctx.log), Timer() as t:
-        results = evaluate(ctx.registry(ctx.input.registry))
-        write_checks_csv(results, ctx.output.csv)
-        for r in results:
-            print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
+        results = _evaluate_and_write(ctx, evaluate)
     write_sidecar(ctx.output.csv, inputs=[*inputs, display_path(ctx.input.registry)], config=ctx.settings,
                   seeds=dict(seeds), extra={"experiment": ctx.plan.name, "outcomes": outcome_counts(results)},
                   **t.as_kwargs())

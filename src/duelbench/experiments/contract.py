@@ -453,6 +453,7 @@ def run_harnessed(function: Callable[[StepContext], Mapping | None], ctx: StepCo
         extra = function(ctx) or {}
     settings = ctx.step.settings
     seeds = {"seed": int(settings["seed"])} if "seed" in settings else None
+    inputs = [display_path(f) for f in _input_files(ctx.input)]
     for key in ctx.step.outputs:  # the rule's outputs also hold the sidecars (<key>_meta)
-        write_sidecar(ctx.output[key], inputs=[display_path(f) for f in _input_files(ctx.input)], config=dict(settings), seeds=seeds,
+        write_sidecar(ctx.output[key], inputs=inputs, config=dict(settings), seeds=seeds,
                       extra={"experiment": ctx.plan.name, "step": ctx.step.name, **dict(extra)}, **t.as_kwargs())

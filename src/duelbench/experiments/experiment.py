@@ -29,7 +29,7 @@ from typing import ClassVar
 
 import pandas as pd
 
-from duelbench.config import ConfigError, output_paths, paper_settings
+from duelbench.config import output_paths, paper_settings, require_keys
 from duelbench.engine.jobs import ShardSpec, group_shards
 
 from .aggregate import summarise_shards, write_table
@@ -72,14 +72,12 @@ class Experiment:
         return s
 
     def check(self, s: dict) -> None:
-        """Checks beyond the JSON schema (may fill in defaults); raise :class:`ConfigError`
+        """Checks beyond the JSON schema (may fill in defaults); raise :class:`duelbench.config.ConfigError`
         naming ``<name>.<key>``."""
 
     def require(self, s: Mapping, *keys: str) -> None:
-        """:class:`ConfigError` for the first of ``keys`` missing from the settings."""
-        for key in keys:
-            if key not in s:
-                raise ConfigError(f"{self.name}.{key}: missing (see workflow/schemas/{self.name}.schema.yaml)")
+        """:class:`duelbench.config.ConfigError` for the first of ``keys`` missing from the settings."""
+        require_keys(self.name, s, keys)
 
     def outputs(self, config: Mapping, fidelity: str | None = None) -> dict[str, str]:
         """Final outputs by key (:attr:`output_files`); sidecars are ``<path>.json``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from duelbench.config import AlgorithmEntry, ConfigError, algorithm_entries, check_datasets
+from duelbench.config import algorithm_entries, AlgorithmEntry, check_datasets, ConfigError, require_keys
 
 from ..plotting import algorithm_label
 
@@ -54,9 +54,7 @@ def names_of(entries) -> list[str]:
 
 def check_settings(s: Mapping) -> None:
     """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    for key in REQUIRED:
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
+    require_keys(NAME, s, REQUIRED)
     if list(s["panels"]) != list(PANELS):
         raise ConfigError(f"{NAME}.panels: expected the panels {list(PANELS)} in this order, got {list(s['panels'])}")
     for p, dataset in s["panels"].items():

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from duelbench.config import ConfigError, data_file, output_paths, paper_settings
+from duelbench.config import data_file, output_paths, paper_settings, require_keys
 from ..contract import Item, Plan, Step, paper_items
 from .cells import STUDIES, plan_cells
 from .cells import cells as all_cells
@@ -65,9 +65,7 @@ def settings(config: Mapping, fidelity: str | None = None) -> dict:
 
 def check_settings(s: Mapping) -> None:
     """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    for key in REQUIRED:
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
+    require_keys(NAME, s, REQUIRED)
     all_cells(s)  # every named instance declared, no two cells alike
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from duelbench.bounds.ccb import ccb_variant_names
-from duelbench.config import AlgorithmEntry, ConfigError, algorithm_entries, check_datasets, data_file
+from duelbench.config import algorithm_entries, AlgorithmEntry, check_datasets, ConfigError, data_file, require_keys
 from duelbench.data import registry as data_registry
 from duelbench.engine.jobs import ShardSpec, plan_shards
 
@@ -32,10 +32,8 @@ def check_settings(s: dict) -> None:
     s.setdefault("variants", [])
     s.setdefault("check_runs_from", 0)
     s["table1"] = {"condorcet": None, **dict(s.get("table1") or {})}
-    for key in ("algorithms", "figure1", "figure2", "robustness", "table1", "bounds", "horizon", "runs",
-                "runs_per_shard", "seed"):
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/komiyama2016.schema.yaml)")
+    require_keys(NAME, s, ("algorithms", "figure1", "figure2", "robustness", "table1", "bounds", "horizon", "runs",
+                           "runs_per_shard", "seed"))
     curves(s)  # algorithm names, parameters, duplicates
     for key, names in (("figure1", s["figure1"]), ("figure2", s["figure2"]),
                        ("robustness.datasets", s["robustness"]["datasets"]),

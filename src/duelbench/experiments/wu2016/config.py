@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from duelbench.config import ConfigError, algorithm_entries, check_datasets
+from duelbench.config import algorithm_entries, check_datasets, ConfigError, require_keys
 
 from ..plotting import algorithm_label
 
@@ -29,9 +29,7 @@ TRACEABLE = ("dts", "dts_plus")
 
 def check_settings(s: Mapping) -> None:
     """Checks beyond the JSON schema; :class:`ConfigError` names the offending key."""
-    for key in ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2", "traces"):
-        if key not in s:
-            raise ConfigError(f"{NAME}.{key}: missing (see workflow/schemas/{NAME}.schema.yaml)")
+    require_keys(NAME, s, ("seed", "runs", "runs_per_shard", "algorithms", "panels", "figure2", "traces"))
     if sorted(s["panels"]) != sorted(PANELS):
         raise ConfigError(f"{NAME}.panels: expected the panels {list(PANELS)}, got {sorted(s['panels'])}")
     names = [e.name for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")]
