@@ -42,7 +42,7 @@ def built(tmp_path_factory, mslr_mirror):
 def _outputs(config) -> dict:
     from duelbench.experiments import zoghi2015 as z
 
-    return z.outputs(config, "smoke")
+    return z.EXPERIMENT.outputs(config, "smoke")
 
 
 def test_every_output_exists_with_a_sidecar(built):
