@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from duelbench.config import ConfigError, data_file
-from duelbench.experiments import contract
+from duelbench.experiments import planning, samples
 from duelbench.experiments import zoghi2015 as z
 from duelbench.experiments.zoghi2015 import config as zcfg
 from duelbench.experiments.contract import SampleShard
@@ -119,7 +119,7 @@ def test_shard_job_params_round_trip(config):
     again = SampleShard(experiment=p["experiment"], family=p["family"], function=p["function"], job=p["job"],
                         a=p["a"], b=p["b"], path=sh.path, datasets=tuple(p["datasets"]), columns=sh.columns)
     assert again == sh and "columns" not in p
-    assert contract.resolve("zoghi2015", sh.function) is ac.samples
+    assert samples.sample_function("zoghi2015", sh.function) is ac.samples
 
 
 def test_per_sample_records_do_not_depend_on_the_layout(informational):
@@ -397,7 +397,7 @@ def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(
     import dataclasses
 
     for fid in ("paper", "quick", "smoke"):
-        p = contract.plan(dict(config, fidelity=fid), "zoghi2015")
+        p = planning.plan(dict(config, fidelity=fid), "zoghi2015")
         # the package's outputs and the contract's reading-sensitivity step (duelbench.experiments.readings)
         out = {**E.outputs(config, fid), **{f"readings_{k}": v for k, v in p.step("readings").outputs.items()}}
         assert p.kinds == ("copeland_zoghi", "copeland")
@@ -418,13 +418,13 @@ def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(
         assert {(sh.family, sh.datasets) for sh in p.samples} == {(m, (m,)) for m in tables.families}
         assert {s.name for s in p.steps if s.shards} == {"regret_aggregate", "checks"}
         assert p.shards == E.shard_specs(config, fid)
-    captions = {i.id: i.caption for i in contract.plan(config, "zoghi2015").items}
+    captions = {i.id: i.caption for i in planning.plan(config, "zoghi2015").items}
     assert "T = 2e+07" in captions["figure1"] and "50 runs" in captions["figure1"]
     assert "10000 uniform K-subsets per K, K = 1..136" in captions["figure4"]
     assert "calibrated" in captions["table1"] and "RW-C" in captions["table1"] and "(Z6)" in captions["table1"]
     assert "C = K" in captions["figure6"] and "Z7" in captions["figure6"]
     # a step reading an undeclared family is refused
-    p = contract.plan(config, "zoghi2015")
+    p = planning.plan(config, "zoghi2015")
     p.steps[0] = dataclasses.replace(p.steps[0], samples=("mslr_informational", "mslr_other"))
     with pytest.raises(ConfigError, match="mslr_other"):
         p.check()

@@ -41,7 +41,8 @@ from duelbench.archive.store import VALID
 from duelbench.provenance.sidecar import code_mismatches, read_sidecar
 
 from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
-from .contract import configured, plans
+from .contract import configured
+from .planning import plans
 
 COLUMNS = ["reading", "kind", "panel", "algorithm", "horizon", "shards", "timed", "cpu_s", "cpu_h", "todo",
            "todo_cpu_h"]
