@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..contract import StepContext
+from ..tables import write_rows
 from .config import bound_datasets, recipes_path
-from .tables import display, write_rows
+from .tables import display
 
 #: Condorcet status the paper states for its printed matrices: name -> (has a CW, where).
 STATED_CONDORCET = {

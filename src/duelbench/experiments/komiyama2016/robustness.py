@@ -16,9 +16,10 @@ from duelbench.report.checks import load_registry
 
 from ..contract import StepContext
 from ..plotting import save_figure
+from ..tables import write_rows
 from .config import curves, panels
 from .checks import BEST_OTHER, OTHERS, Missing, final_samples, order_measurement
-from .tables import Tables, write_rows
+from .tables import Tables
 
 ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "algorithm_a", "claim_b", "algorithm_b",
                       "mean_a", "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high",

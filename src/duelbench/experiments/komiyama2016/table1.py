@@ -15,7 +15,8 @@ from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import load_registry
 
 from ..contract import StepContext
-from .tables import sig, write_rows
+from ..tables import write_rows
+from .tables import sig
 
 TABLE1_COLUMNS = ["quantity", "label", "n", "mean", "se", "median", "published", "check_id"]
 
