@@ -25,7 +25,8 @@ from duelbench.experiments.komiyama2016 import checks as kc
 from duelbench.experiments.komiyama2016 import robustness as kr
 from duelbench.experiments.komiyama2016 import sampling
 from duelbench.experiments.komiyama2016 import table1 as kt
-from duelbench.experiments.komiyama2016.tables import Tables, read_rows
+from duelbench.experiments.komiyama2016.tables import Tables
+from duelbench.experiments.tables import read_rows
 from duelbench.report.checks import load_registry
 
 PRINTED = ["cyclic", "sushi", "gap", "multisol", "arxiv", "mslr5_condorcet_printed", "mslr5_noncondorcet_printed"]

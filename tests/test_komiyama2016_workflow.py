@@ -92,7 +92,7 @@ def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
     from duelbench.data import registry as data_registry
     from duelbench.experiments.komiyama2016 import EXPERIMENT as experiment
     from duelbench.experiments.komiyama2016 import config as kom
-    from duelbench.experiments.komiyama2016.tables import read_rows
+    from duelbench.experiments.tables import read_rows
 
     root, config, mirror = built
     monkeypatch.setenv("DUELBENCH_DATA_MIRROR", str(mirror))

@@ -77,8 +77,10 @@ import numpy as np
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
 
-from ..claims import Missing, evaluate_with_reasons, write_checks_step
-from ..komiyama2016.tables import read_rows, to_float
+from ..claims import Missing, checks_table, evaluate_with_reasons
+from ..contract import StepContext
+from ..fits import ols_slope
+from ..tables import read_rows, to_float
 
 #: Bootstrap replicates of the censored fixed-effect fit (one MLE each; the others use the
 #: contract's default).
@@ -196,8 +198,6 @@ def _pac(rows, s: Mapping, loaded) -> dict:
 
 def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
     """Largest slope of mean samples on ln(1/δ) over 32 H_ε, per declared (instance, ε)."""
-    from .fits import ols_slope
-
     by_cell = {c.name: a for c, a in loaded}
     groups: dict[tuple, list] = {}
     for r in declared:
@@ -265,8 +265,6 @@ def _hardness(s: Mapping, loaded) -> dict:
 def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
     """Within one instance: OLS slope of log mean samples on log(H_eps ln(H_eps/delta)) over its
     cells, bootstrap over runs (shown beside the fixed-effect slope)."""
-    from .fits import ols_slope
-
     out = {k: Missing("fewer than two eps for this instance at this fidelity") for k in keys}
     for g in dict.fromkeys(c[0] for c in cells):
         mine = [c for c in cells if c[0] == g]
@@ -431,8 +429,6 @@ def _car_cond(rows, s: Mapping, loaded) -> dict:
 
 
 def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
-    from .fits import ols_slope
-
     by_cell = {c.name: a for c, a in loaded}
     used = [r for r in declared if to_float(r["capped"]) == 0 and r["cell"] in by_cell]
     if len(used) < 2:
@@ -480,8 +476,6 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
         k = len(xp)
 
         def fn(*xs):
-            from .fits import ols_slope
-
             return ols_slope(xp, [a.mean() for a in xs[:k]]) - ols_slope(xc, [a.mean() for a in xs[k:]])
 
         return arrays, fn, len(xp), len(xc)
@@ -518,8 +512,6 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
 
 def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
     """The calibrated constants with bootstrap replicates over the calibration runs."""
-    from .fits import ols_slope
-
     out = {}
     for alg, key, idx in (("car_parallel", "parallel:c_par", 0), ("car_cond", "parallel:c_cond", 1)):
         layout, arrays = [], []
@@ -562,8 +554,8 @@ TABLES = ("toy", "instances", "pac", "epochs", "lower_bounds", "oracles", "lemma
           "parallel", "parallel_fits")
 
 
-def write_checks(ctx) -> None:
-    """Step ``checks``: ``checks.csv`` (+ sidecar) from the studies' tables and runs."""
+def write_checks(ctx: StepContext) -> dict:
+    """Step ``checks``: ``checks.csv`` from the studies' tables and runs."""
     import os
 
     from .cells import STUDIES
@@ -578,4 +570,4 @@ def write_checks(ctx) -> None:
         return evaluate_with_reasons(registry, lambda stat: ms.get(stat, Missing(why_missing(stat))),
                                      ctx.settings["fidelity"])
 
-    write_checks_step(ctx, evaluate, inputs=list(ctx.input.tables), seeds={"seed": int(ctx.settings["seed"])})
+    return checks_table(ctx, evaluate)

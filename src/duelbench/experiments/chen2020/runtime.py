@@ -38,9 +38,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
-from .studies import PALETTE, sidecars, write_csv
+from ..tables import write_rows
+from .studies import PALETTE
 
 COLUMNS = ["kind", "oracle", "n", "ell", "m", "K", "matchings", "seconds", "repeats", "calls", "prediction", "agrees"]
 #: Largest ``|ℳ|`` for which the exhaustive oracle is timed.
@@ -156,24 +156,20 @@ def draw_runtime(rows, s: Mapping):
     return fig
 
 
-def runtime(ctx: StepContext) -> None:
-    """Step ``runtime``: ``runtime.csv`` and its figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
+def runtime(ctx: StepContext) -> dict:
+    """Step ``runtime``: ``runtime.csv`` and its figure."""
     from ..plotting import save_figure
 
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = []
-        for n, ell in s["runtime"]["borda_graphs"]:
-            rows += borda_rows(n, ell, s)
-        for n, ell in s["runtime"]["car_graphs"]:
-            rows += car_rows(n, ell, s)
-        for r in rows:
-            r["agrees"] = None
-            print(f"{r['kind']:20s} {r['oracle']:16s} K_{r['n']},{r['ell']}: {r['seconds']:.3g} s "
-                  f"({r['repeats']} repeats)", flush=True)
-        write_csv(ctx.output.csv, COLUMNS, rows)
-        save_figure(draw_runtime(rows, s), [ctx.output.pdf, ctx.output.png])
-    sidecars(ctx, [ctx.output.csv, ctx.output.png, ctx.output.pdf], t, {"rows": len(rows), "host_dependent": True},
-             inputs=[])
+    rows = []
+    for n, ell in s["runtime"]["borda_graphs"]:
+        rows += borda_rows(n, ell, s)
+    for n, ell in s["runtime"]["car_graphs"]:
+        rows += car_rows(n, ell, s)
+    for r in rows:
+        r["agrees"] = None
+        print(f"{r['kind']:20s} {r['oracle']:16s} K_{r['n']},{r['ell']}: {r['seconds']:.3g} s "
+              f"({r['repeats']} repeats)", flush=True)
+    write_rows(ctx.output.csv, COLUMNS, rows, empty_nan=True)
+    save_figure(draw_runtime(rows, s), [ctx.output.pdf, ctx.output.png])
+    return {"rows": len(rows), "host_dependent": True}

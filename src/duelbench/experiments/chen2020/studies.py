@@ -31,9 +31,10 @@ the runs, and decide on intervals.
 Decisions
 ---------
 * S1 - intervals.  Rates carry the two-sided Clopper-Pearson 95% interval of the statistics
-  contract (:func:`clopper_pearson`, :func:`duelbench.report.verdict.proportion`); a table's
-  ``agrees`` says whether the interval's lower end stays at or below ``δ`` (no contradiction).
-  The checks decide on the same interval (pass below ``δ``, fail above, inconclusive across).
+  contract (:func:`duelbench.experiments.fits.clopper_pearson`, the interval of
+  :func:`duelbench.report.verdict.proportion`); a table's ``agrees`` says whether the
+  interval's lower end stays at or below ``δ`` (no contradiction).  The checks decide on the
+  same interval (pass below ``δ``, fail above, inconclusive across).
 * S2 - capped runs.  A run stopped at ``max_samples`` (Borda) or ``max_rounds`` (Condorcet)
   returned nothing and its sample count is only a lower bound: it is a miss / an error, it
   counts as beyond ``q*`` in ``epochs`` and as above every explicit bound (``N1``, ``N1′``,
@@ -41,11 +42,12 @@ Decisions
 * S3 - fits.  The hardness slopes have a fixed effect per instance (PAC) or θ-draw (exact
   sampler), capped runs censored (:func:`.fits.fe_slope`); the slopes within each group are shown
   beside.  The CAR-Cond slope is OLS of ``log(mean samples)`` on ``log H4`` over cells
-  (:func:`loglog_fit`); the parallel study fits mean samples linearly on ``ln(1/δ)``
-  (:func:`linear_fit`).  Tables give point estimates; the intervals that decide the checks are
-  bootstrap intervals over runs (:mod:`.checks`).  A fit's ``agrees`` compares its point estimate
-  with the declared range (``[0.6, 1.4]`` for the PAC and CAR-Cond slopes of Theorems 1 and 4,
-  ``[1.5, 2.6]`` against ``1/s`` for Theorem 2: ``H^B ∝ 1/s²`` with logarithmic factors above).
+  (:func:`duelbench.experiments.fits.loglog_fit`); the parallel study fits mean samples linearly
+  on ``ln(1/δ)`` (:func:`duelbench.experiments.fits.ols_slope`).  Tables give point estimates;
+  the intervals that decide the checks are bootstrap intervals over runs (:mod:`.checks`).  A
+  fit's ``agrees`` compares its point estimate with the declared range (``[0.6, 1.4]`` for the
+  PAC and CAR-Cond slopes of Theorems 1 and 4, ``[1.5, 2.6]`` against ``1/s`` for Theorem 2:
+  ``H^B ∝ 1/s²`` with logarithmic factors above).
 * S4 - labels.  A cell is labelled by how its job differs from the declared readings
   (``settings["borda"]``, ``settings["car"]``): ``declared``, ``biased sampler``,
   ``radius over m``, ``self-duel X = 1/2``, ``every round``, ``FPTAS oracle`` (joined by
@@ -59,22 +61,24 @@ Decisions
 * S7 - N2 and V2.  ``N2`` (proof of Theorem 2) bounds Algorithm 5 with epochs; V2 (the exact
   sampler, no epochs) is judged on its errors and caps only; ``N2`` is reported beside.
 * S8 - missing values.  NaN (a standard error of one run, a rate over no run) is written as an
-  empty cell; infinities as ``inf``.
+  empty cell (:func:`duelbench.experiments.tables.write_rows` with ``empty_nan``); infinities as
+  ``inf``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
+from ..fits import clopper_pearson, loglog_fit
+from ..tables import write_rows
 
 #: Agreement tolerance of two LP values (decision S5).
 LP_TOL = 1e-7
-#: The stream of run ``i`` of a cell (reading C2), recorded in every sidecar.
+#: The stream of run ``i`` of a cell (reading C2), recorded in the sidecars of the studies' outputs.
 RUN_STREAM = "SeedSequence(seed, spawn_key=(cell key, run))"
 #: Predicted slope ranges (decision S3).
 PAC_RANGE = (0.6, 1.4)
@@ -122,50 +126,6 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 # --------------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------------
-def clopper_pearson(k: int, n: int) -> tuple[float, float]:
-    """The Clopper-Pearson interval of ``k`` successes in ``n`` trials at the level of the
-    statistics contract (:func:`duelbench.report.verdict.proportion`, 95 %); NaN for ``n = 0``."""
-    from duelbench.report.verdict import proportion
-
-    if int(n) <= 0:
-        return math.nan, math.nan
-    e = proportion(int(k), int(n))
-    return e.lower, e.upper
-
-
-def _fit(x, y) -> dict:
-    from scipy.stats import linregress
-
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    out = {"slope": math.nan, "se": math.nan, "intercept": math.nan, "points": int(x.size)}
-    if x.size < 2 or np.ptp(x) == 0:
-        return out
-    r = linregress(x, y)
-    out.update(slope=float(r.slope), intercept=float(r.intercept), se=float(r.stderr) if x.size > 2 else math.nan)
-    return out
-
-
-def loglog_fit(x, y) -> dict:
-    """OLS of ``log y`` on ``log x`` over the points with both positive and finite (decision S3).
-
-    Returns
-    -------
-    dict
-        ``slope``, ``se`` (its standard error; NaN below three points), ``intercept`` (of the
-        natural-log line) and ``points``.
-    """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    return _fit(np.log(x[keep]), np.log(y[keep]))
-
-
-def linear_fit(x, y) -> dict:
-    """OLS of ``y`` on ``x`` (finite points), as :func:`loglog_fit` without logarithms."""
-    return _fit(x, y)
-
-
 def _stats(x) -> dict:
     """Mean, standard error, median and quartiles of a sample (NaN where undefined)."""
     x = np.asarray(x, dtype=np.float64)
@@ -191,43 +151,8 @@ def _in_range(slope: float, low: float, high: float):
 
 
 # --------------------------------------------------------------------------------------------
-# tables, sidecars, cells
+# cells
 # --------------------------------------------------------------------------------------------
-def _py(v):
-    """A CSV-ready value: numpy scalars as Python ones, NaN as empty (decision S8)."""
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return None if math.isnan(v) else v
-    return v
-
-
-def write_csv(path: str, columns: Sequence[str], rows: Iterable[Mapping]) -> None:
-    """Rows as CSV, atomically, floats at full precision
-    (:func:`duelbench.experiments.komiyama2016.tables.write_rows`)."""
-    from ..komiyama2016.tables import write_rows
-
-    write_rows(path, columns, [{c: _py(r.get(c)) for c in columns} for r in rows])
-
-
-def sidecars(ctx: StepContext, paths: Sequence[str], timer, extra: Mapping | None = None,
-             inputs: Sequence[str] | None = None) -> None:
-    """The provenance sidecar ``<path>.json`` of every output of the step."""
-    from duelbench.provenance.sidecar import write_sidecar
-
-    from . import NAME
-
-    s = ctx.settings
-    files = list(inputs) if inputs is not None else list(ctx.input.get("samples", []) or [])
-    seeds = {"seed": s.get("seed"), "instance_seed": s.get("instance_seed"), "stream": RUN_STREAM}
-    for path in paths:
-        write_sidecar(path, inputs=files, config=dict(ctx.step.settings), seeds=seeds,
-                      extra={"experiment": NAME, "step": ctx.step.name, **dict(extra or {})}, **timer.as_kwargs())
-
-
 def study_cells(s: Mapping, study: str) -> list:
     """The cells of one study (:func:`.cells.cells`), in cell order."""
     from .cells import cells
@@ -1193,67 +1118,62 @@ def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=None, with_loaded=False) -> None:
+def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=None, with_loaded=False) -> dict:
     """The body of every study step: ``table(settings, loaded)`` gives the rows (and the fits
     when ``fit_columns``), written as ``csv`` (and ``fits``), then ``draw`` makes the figure
-    (``png``, ``pdf``); one sidecar per output."""
-    from duelbench.provenance.sidecar import Timer
-
+    (``png``, ``pdf``); returns what the sidecars record (the rows, the runs' stream)."""
     from ..plotting import save_figure
 
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        loaded = load_cells(ctx, study)
-        out = table(s, loaded)
-        rows, fits = out if fit_columns else (out, None)
-        write_csv(ctx.output.csv, columns, rows)
-        files = [ctx.output.csv]
-        if fit_columns:
-            write_csv(ctx.output.fits, fit_columns, fits)
-            files.append(ctx.output.fits)
-        args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
-        save_figure(draw(*args, s), [ctx.output.pdf, ctx.output.png])
-        print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
-        for f in fits or ():
-            print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
-    sidecars(ctx, files + [ctx.output.png, ctx.output.pdf], t, {"rows": len(rows)})
+    loaded = load_cells(ctx, study)
+    out = table(s, loaded)
+    rows, fits = out if fit_columns else (out, None)
+    write_rows(ctx.output.csv, columns, rows, empty_nan=True)
+    if fit_columns:
+        write_rows(ctx.output.fits, fit_columns, fits, empty_nan=True)
+    args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
+    save_figure(draw(*args, s), [ctx.output.pdf, ctx.output.png])
+    print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
+    for f in fits or ():
+        print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
+    return {"rows": len(rows), "stream": RUN_STREAM}
 
 
-def pac(ctx: StepContext) -> None:
-    """Step ``pac``: ``pac.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "pac", pac_table, PAC_COLUMNS, draw_pac)
+def pac(ctx: StepContext) -> dict:
+    """Step ``pac``: ``pac.csv`` and its figure."""
+    return _study_step(ctx, "pac", pac_table, PAC_COLUMNS, draw_pac)
 
 
-def hardness(ctx: StepContext) -> None:
-    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "hardness", hardness_table, HARDNESS_COLUMNS, draw_hardness, FIT_COLUMNS)
+def hardness(ctx: StepContext) -> dict:
+    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure."""
+    return _study_step(ctx, "hardness", hardness_table, HARDNESS_COLUMNS, draw_hardness, FIT_COLUMNS)
 
 
-def epochs(ctx: StepContext) -> None:
-    """Step ``epochs``: ``epochs.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "epochs", epochs_table, EPOCH_COLUMNS, draw_epochs, with_loaded=True)
+def epochs(ctx: StepContext) -> dict:
+    """Step ``epochs``: ``epochs.csv`` and its figure."""
+    return _study_step(ctx, "epochs", epochs_table, EPOCH_COLUMNS, draw_epochs, with_loaded=True)
 
 
-def oracles(ctx: StepContext) -> None:
-    """Step ``oracles``: ``oracles.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "oracles", oracles_table, ORACLE_COLUMNS, draw_oracles)
+def oracles(ctx: StepContext) -> dict:
+    """Step ``oracles``: ``oracles.csv`` and its figure."""
+    return _study_step(ctx, "oracles", oracles_table, ORACLE_COLUMNS, draw_oracles)
 
 
-def car_cond(ctx: StepContext) -> None:
-    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "car_cond", car_cond_table, CAR_COLUMNS, draw_car_cond, CAR_FIT_COLUMNS)
+def car_cond(ctx: StepContext) -> dict:
+    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure."""
+    return _study_step(ctx, "car_cond", car_cond_table, CAR_COLUMNS, draw_car_cond, CAR_FIT_COLUMNS)
 
 
-def parallel(ctx: StepContext) -> None:
-    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
+def parallel(ctx: StepContext) -> dict:
+    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure."""
+    return _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
 
 
-def lower_bounds(ctx: StepContext) -> None:
-    """Step ``lower_bounds``: ``lower_bounds.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "lower_bounds", lower_bounds_table, LOWER_BOUND_COLUMNS, draw_lower_bounds)
+def lower_bounds(ctx: StepContext) -> dict:
+    """Step ``lower_bounds``: ``lower_bounds.csv`` and its figure."""
+    return _study_step(ctx, "lower_bounds", lower_bounds_table, LOWER_BOUND_COLUMNS, draw_lower_bounds)
 
 
-def lemma9(ctx: StepContext) -> None:
-    """Step ``lemma9``: ``lemma9.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "lemma9", lemma9_table, LEMMA9_COLUMNS, draw_lemma9, with_loaded=True)
+def lemma9(ctx: StepContext) -> dict:
+    """Step ``lemma9``: ``lemma9.csv`` and its figure."""
+    return _study_step(ctx, "lemma9", lemma9_table, LEMMA9_COLUMNS, draw_lemma9, with_loaded=True)

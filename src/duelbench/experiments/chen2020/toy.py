@@ -62,9 +62,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
 from ..contract import StepContext
-from .studies import edge_label, sidecars, write_csv
+from ..tables import write_rows
+from .studies import edge_label
 
 #: Figure 2 (L48-L53) as printed: ``FIGURE2[i, j] = p(e_{i+1}, e_{j+1})``.
 FIGURE2 = np.array([[0.5, 0.45, 1.0, 0.0, 0.0],
@@ -367,21 +367,17 @@ def draw_toy(rows, s: Mapping):
     return fig
 
 
-def write_toy(ctx: StepContext) -> None:
-    """Step ``toy``: ``toy.csv``, ``instances.csv`` and the figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
+def write_toy(ctx: StepContext) -> dict:
+    """Step ``toy``: ``toy.csv``, ``instances.csv`` and the figure."""
     from ..plotting import save_figure
 
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = toy_rows()
-        write_csv(ctx.output.csv, TOY_COLUMNS, rows)
-        inst_rows = [instance_row(spec) for spec in instance_specs(s)]
-        write_csv(ctx.output.instances, INSTANCE_COLUMNS, inst_rows)
-        save_figure(draw_toy(rows, s), [ctx.output.pdf, ctx.output.png])
-        for r in rows:
-            print(f"{r['statistic']}: {r['value']}", flush=True)
-        print(f"{len(inst_rows)} instances -> {ctx.output.instances}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.instances, ctx.output.png, ctx.output.pdf], t,
-             {"instances": len(inst_rows)}, inputs=[])
+    rows = toy_rows()
+    write_rows(ctx.output.csv, TOY_COLUMNS, rows, empty_nan=True)
+    inst_rows = [instance_row(spec) for spec in instance_specs(s)]
+    write_rows(ctx.output.instances, INSTANCE_COLUMNS, inst_rows, empty_nan=True)
+    save_figure(draw_toy(rows, s), [ctx.output.pdf, ctx.output.png])
+    for r in rows:
+        print(f"{r['statistic']}: {r['value']}", flush=True)
+    print(f"{len(inst_rows)} instances -> {ctx.output.instances}", flush=True)
+    return {"instances": len(inst_rows)}

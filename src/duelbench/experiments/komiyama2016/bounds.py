@@ -20,8 +20,9 @@ from duelbench.problems.winners import condorcet_winner, copeland_winners, losse
 from duelbench.stats.kl import kl_to_half
 
 from ..contract import StepContext
+from ..tables import write_rows
 from .config import bound_datasets, recipes_path
-from .tables import display, write_rows
+from .tables import display
 
 #: Condorcet status the paper states for its printed matrices: name -> (has a CW, where).
 STATED_CONDORCET = {

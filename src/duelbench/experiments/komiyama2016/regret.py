@@ -14,8 +14,9 @@ from duelbench.engine.jobs import group_shards
 
 from ..contract import StepContext
 from ..plotting import algorithm_style, frame_curves, frame_top, panel_title, save_figure
+from ..tables import read_rows, to_float, write_rows
 from .config import Curve, curves, panel_specs, robustness_specs
-from .tables import read_regret, read_rows, to_float, write_rows
+from .tables import read_regret
 
 REGRET_COLUMNS = ["dataset", "algorithm", "label", "param_hash", "variant", "t", "mean", "stderr", "n_runs"]
 FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "variant", "horizon", "run", "final", "slope"]

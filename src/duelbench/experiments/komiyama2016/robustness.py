@@ -19,9 +19,10 @@ from duelbench.report.verdict import SAMPLE_ESTIMATORS
 
 from ..contract import StepContext
 from ..plotting import algorithm_style, save_figure
+from ..tables import write_rows
 from .checks import BEST_OTHER, final_samples, Missing, order_measurement, OTHERS
 from .config import curves, panels
-from .tables import Tables, write_rows
+from .tables import Tables
 
 ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "algorithm_a", "claim_b", "algorithm_b",
                       "mean_a", "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high",

@@ -16,7 +16,8 @@ from duelbench.report.checks import load_registry
 
 from ..contract import StepContext
 from ..samples import load_family
-from .tables import sig, write_rows
+from ..tables import write_rows
+from .tables import sig
 
 TABLE1_COLUMNS = ["quantity", "label", "n", "mean", "se", "median", "published", "check_id"]
 
