@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from duelbench.experiments.contract import Files, StepContext, execute
+from duelbench.experiments.contract import Files, run_harnessed, StepContext
 from duelbench.experiments.fits import clopper_pearson, loglog_fit, ols_slope
 
 chen = importlib.import_module("duelbench.experiments.chen2020").EXPERIMENT
@@ -107,7 +107,7 @@ def _context(plan, config, step) -> StepContext:
 
 def _run(plan, config, name):
     step = plan.step(name)
-    execute("chen2020", _context(plan, config, step))
+    run_harnessed(step.function, _context(plan, config, step))
     return step
 
 
@@ -135,8 +135,8 @@ def built(tmp_path_factory):
     for name in STEPS:
         _run(plan, config, name)
     step = plan.step("checks")
-    execute("chen2020", StepContext(plan=plan, config=config, step=step, input=Files(dict(step.inputs)),
-                                    output=Files(dict(step.outputs))))
+    run_harnessed(step.function, StepContext(plan=plan, config=config, step=step, input=Files(dict(step.inputs)),
+                                             output=Files(dict(step.outputs))))
     yield plan, config
     mp.undo()
 

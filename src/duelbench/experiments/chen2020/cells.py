@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from duelbench.config import ConfigError
 
+from ..samples import plan_samples
 from .lemma9 import run_case
 from .runs import run_cell
 
@@ -27,7 +28,6 @@ STUDIES = ("pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "ca
 class Cell:
     """One sample family: ``study``, a name unique within it, the job, the number of runs and the
     sample function (a run, :func:`.runs.run_cell`, or a Lemma 9 case, :func:`.lemma9.run_case`)."""
-
     study: str
     name: str
     job: dict
@@ -185,8 +185,6 @@ def cells(s: Mapping) -> list[Cell]:
 
 def plan_cells(s: Mapping) -> list:
     """The sample shards of every cell (:func:`duelbench.experiments.samples.plan_samples`)."""
-    from ..samples import plan_samples
-
     out = []
     for c in cells(s):
         out += plan_samples(experiment="chen2020", family=c.family, function=c.function, job=c.job, n=c.runs,

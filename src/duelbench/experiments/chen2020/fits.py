@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import minimize
+from scipy.special import log_ndtr
 
 from ..fits import ols_slope
 
@@ -36,7 +38,6 @@ from ..fits import ols_slope
 class FEFit:
     """A fixed-effect slope: ``slope``, ``sigma`` (residual scale of log samples), the groups
     used and those left out because every run of theirs is censored (decision F2)."""
-
     slope: float
     sigma: float
     groups: list = field(default_factory=list)
@@ -56,9 +57,6 @@ def _design(groups: Sequence, logx: np.ndarray) -> np.ndarray:
 
 def _tobit(X: np.ndarray, y: np.ndarray, cens: np.ndarray, start: np.ndarray) -> np.ndarray:
     """Censored-normal MLE (decision F2): parameters (β, log σ)."""
-    from scipy.optimize import minimize
-    from scipy.special import log_ndtr
-
     unc = ~cens
 
     def nll(theta):

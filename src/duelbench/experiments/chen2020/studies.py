@@ -70,11 +70,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
+
+from duelbench.cpe import hardness as cpe_hardness
+from duelbench.cpe.fptas import paper_budget, step_size
 
 from ..contract import StepContext
 from ..fits import clopper_pearson, loglog_fit
+from ..plotting import save_figure
+from ..samples import load_family
 from ..tables import write_rows
+from .cells import cells as planned_cells
+from .fits import fe_slope, group_slopes, ols_slope
+from .lemma9 import eps_key, lemma9_case
+from .runs import oracle_case, STEPS, truths
 
 #: Agreement tolerance of two LP values (decision S5).
 LP_TOL = 1e-7
@@ -155,15 +165,11 @@ def _in_range(slope: float, low: float, high: float):
 # --------------------------------------------------------------------------------------------
 def study_cells(s: Mapping, study: str) -> list:
     """The cells of one study (:func:`.cells.cells`), in cell order."""
-    from .cells import cells
-
-    return [c for c in cells(s) if c.study == study]
+    return [c for c in planned_cells(s) if c.study == study]
 
 
 def load_cells(ctx: StepContext, study: str) -> list[tuple]:
     """``(cell, columns)`` for every cell of ``study``: the cell's runs ``0 … runs − 1`` in order."""
-    from ..samples import load_family
-
     out = []
     for cell in study_cells(ctx.settings, study):
         arrays = load_family(ctx.plan.sample_family(cell.family))
@@ -219,11 +225,6 @@ def _markers(keys) -> dict:
 
 
 def _figure(nrows: int, ncols: int, size: tuple[float, float]):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
     return fig, axes
 
@@ -257,10 +258,6 @@ def _slope_text(fit: Mapping) -> str:
 # --------------------------------------------------------------------------------------------
 def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per cell of study ``pac`` (columns :data:`PAC_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -270,8 +267,8 @@ def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         n = samples.size
         misses = _count(np.asarray(a["eps_optimal"]) < 0.5)
         lo, hi = clopper_pearson(misses, n)
-        H = hardness.h_eps(truth, eps)
-        N1, N1p = hardness.n1(truth, eps, delta), hardness.n1_prime(truth, eps, delta)
+        H = cpe_hardness.h_eps(truth, eps)
+        N1, N1p = cpe_hardness.n1(truth, eps, delta), cpe_hardness.n1_prime(truth, eps, delta)
         capped = np.asarray(a["capped"]) > 0.5
         above1, above1p = _count((samples > N1) | capped), _count((samples > N1p) | capped)
         lo1, lo1p = clopper_pearson(above1, n)[0], clopper_pearson(above1p, n)[0]
@@ -354,10 +351,6 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], list[dict]]:
     """Rows per cell (:data:`HARDNESS_COLUMNS`) and the two fits (:data:`FIT_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -371,7 +364,7 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         capped = _count(np.asarray(a["capped"]) > 0.5)
         if part == "pac":
             eps = float(job["eps"])
-            H = hardness.h_eps(truth, eps)
+            H = cpe_hardness.h_eps(truth, eps)
             x = H * math.log(H / delta) if H > 0 else math.nan
             wrong = _count(np.asarray(a["eps_optimal"]) < 0.5)
             pred = ("samples proportional to H_eps ln(H_eps/delta) (Theorem 1): a point of the slope-1 fit; "
@@ -400,10 +393,6 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
     """(group, x, samples) of every cell of one part of the hardness study (:func:`.fits.fe_slope`):
     PAC cells grouped by instance with ``x = H_ε ln(H_ε/δ)``, exact-sampler cells grouped by
     θ-draw (``K_{n,ℓ}`` and draw) with ``x = 1/s``."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     out = []
     for cell, a in loaded:
         job = cell.job
@@ -412,7 +401,7 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
         spec = job["instance"]
         inst, truth, _ = truths(spec)
         if part == "pac":
-            H = hardness.h_eps(truth, float(job["eps"]))
+            H = cpe_hardness.h_eps(truth, float(job["eps"]))
             out.append((spec["name"], H * math.log(H / float(job["delta"])), np.asarray(a["samples"], dtype=np.float64)))
         else:
             out.append((f"K{inst.n},{inst.ell} draw {int(spec.get('draw', 0))}", 1.0 / float(spec["s"]),
@@ -423,8 +412,6 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
 def hardness_fits(s: Mapping, rows: Sequence[Mapping], loaded: Sequence[tuple]) -> list[dict]:
     """The fixed-effect slope of each part (:func:`.fits.fe_slope`, capped runs censored) and the
     slope within each group over its cells without a capped run (decision S3)."""
-    from .fits import fe_slope, group_slopes
-
     cap = float(s["borda"]["max_samples"])
     fits = []
     for part, regressor, (low, high), claim, by in (
@@ -505,10 +492,6 @@ def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per cell of study ``epochs`` (columns :data:`EPOCH_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -520,7 +503,7 @@ def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         exact = np.asarray(a["exact"]) > 0.5
         n = samples.size
         q = int(truth.q_star)
-        N2 = hardness.n2(truth, delta)
+        N2 = cpe_hardness.n2(truth, delta)
         beyond = _count((epochs > q) | capped)
         returned = int(n - capped.sum())
         errors = _count(~capped & ~exact)
@@ -606,28 +589,24 @@ def lower_bound_of(job: Mapping) -> dict:
     decision H7 of :mod:`duelbench.cpe.hardness`) or Theorem 6's N6 (Condorcet, γ at its supremum
     1/(2(2 + ℓ)), decision H10), with the admissible range of γ; ``bound`` is NaN when the
     instance does not meet the theorem's conditions."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     inst, truth, winner = truths(job["instance"])
     delta = float(job["delta"])
     if job["algorithm"] == "car_cond":
-        ct = hardness.condorcet_truth(inst)
-        rng = hardness.theorem6_gamma_range(inst, ct)
+        ct = cpe_hardness.condorcet_truth(inst)
+        rng = cpe_hardness.theorem6_gamma_range(inst, ct)
         out = ct.gaps[ct.outside]
         term = float(np.sum(np.where(np.isfinite(out), 1.0 / out**2, 0.0)))
         if rng is None:
             return {"theorem": "Theorem 6", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan, "H_B": None,
                     "condorcet_outside_term": term}
         g = rng[1] * GAMMA6_SHRINK
-        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": hardness.n6(ct, g, delta),
+        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": cpe_hardness.n6(ct, g, delta),
                 "H_B": None, "condorcet_outside_term": term}
-    rng = hardness.theorem3_gamma_range(inst)
+    rng = cpe_hardness.theorem3_gamma_range(inst)
     if rng is None:
         return {"theorem": "Theorem 3", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan,
                 "H_B": truth.hardness, "condorcet_outside_term": None}
-    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": hardness.n3(truth, rng[1], delta),
+    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": cpe_hardness.n3(truth, rng[1], delta),
             "H_B": truth.hardness, "condorcet_outside_term": None}
 
 
@@ -691,10 +670,6 @@ def _within(value: np.ndarray, opt: np.ndarray, eps: float) -> float:
 
 def oracles_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """Long format: per size, ``lp_vs_exhaustive`` and one row per FPTAS budget and step rule."""
-    from duelbench.cpe.fptas import paper_budget
-
-    from .runs import STEPS, oracle_case
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -783,10 +758,6 @@ def draw_oracles(rows: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per (size, ε) (:data:`LEMMA9_COLUMNS`)."""
-    from duelbench.cpe.fptas import step_size
-
-    from .lemma9 import eps_key, lemma9_case
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -813,8 +784,6 @@ def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
 
 def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
     """One panel per size: every case's error against 1/sqrt(T), the bound 2lK/sqrt(T) and eps."""
-    from .lemma9 import eps_key
-
     floor = 1e-12
     fig, axes = _figure(1, max(1, len(loaded)), (6.2 * max(1, len(loaded)), 5.0))
     for ax, (cell, a) in zip(axes[0], loaded):
@@ -846,20 +815,14 @@ def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
 # X6: Theorem 4 (CAR-Cond)
 # --------------------------------------------------------------------------------------------
 def _condorcet_truth(spec: Mapping):
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     inst, _, winner = truths(spec)
     if winner is None:
         raise ValueError(f"chen2020: instance {spec['name']!r} has no strict Condorcet winner")
-    return inst, hardness.condorcet_truth(inst)
+    return inst, cpe_hardness.condorcet_truth(inst)
 
 
 def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], list[dict]]:
     """Rows per cell (:data:`CAR_COLUMNS`) and the fit against ``H4`` (:data:`CAR_FIT_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -868,7 +831,7 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         samples = np.asarray(a["samples"], dtype=np.float64)
         n = samples.size
         errors = n - _count(np.asarray(a["correct"]) > 0.5)
-        N4, H4 = hardness.n4(ct, delta), hardness.h4(ct, delta)
+        N4, H4 = cpe_hardness.n4(ct, delta), cpe_hardness.h4(ct, delta)
         capped = np.asarray(a["capped"]) > 0.5
         above = _count((samples > N4) | capped)
         lo_err, lo_above = clopper_pearson(errors, n)[0], clopper_pearson(above, n)[0]
@@ -985,8 +948,6 @@ def parallel_split(s: Mapping, cell, samples) -> tuple[np.ndarray, np.ndarray]:
 def _parallel_slopes(s: Mapping, groups: Mapping, which: int) -> dict:
     """(instance, algorithm) -> OLS slope of mean samples on ln(1/δ) over the cells with runs in
     part ``which`` (0 calibration, 1 fresh), and the cells used."""
-    from .fits import ols_slope
-
     out = {}
     for key, cells in groups.items():
         pts = [(math.log(1.0 / d), float(np.mean(parts[which]))) for d, parts in cells if parts[which].size]
@@ -1122,8 +1083,6 @@ def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=
     """The body of every study step: ``table(settings, loaded)`` gives the rows (and the fits
     when ``fit_columns``), written as ``csv`` (and ``fits``), then ``draw`` makes the figure
     (``png``, ``pdf``); returns what the sidecars record (the rows, the runs' stream)."""
-    from ..plotting import save_figure
-
     s = ctx.settings
     loaded = load_cells(ctx, study)
     out = table(s, loaded)
