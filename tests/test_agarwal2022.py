@@ -26,7 +26,7 @@ def built(tmp_path_factory):
     import duelbench.config as dbc
     from duelbench.engine.shards import run_shard
     from duelbench.experiments.agarwal2022 import EXPERIMENT as ag
-    from duelbench.experiments.contract import StepContext, _files, execute
+    from duelbench.experiments.contract import named_files, run_harnessed, StepContext
     from duelbench.experiments.samples import run_sample_shard
 
     root = tmp_path_factory.mktemp("agarwal")
@@ -45,8 +45,8 @@ def built(tmp_path_factory):
             inputs["shards"] = [sp.path for sp in plan.shards]
         if step.families:
             inputs["samples"] = [sh.path for family in step.families for sh in plan.sample_family(family)]
-        ctx = StepContext(plan=plan, config=config, step=step, input=_files(inputs), output=_files(step.outputs))
-        execute(ag.name, ctx)
+        run_harnessed(step.function, StepContext(plan=plan, config=config, step=step, input=named_files(inputs),
+                                                 output=named_files(step.outputs)))
     return plan, config
 
 
@@ -105,7 +105,7 @@ def test_family_panels_use_one_instance_per_run(built):
 def test_every_reading_variant_plans(built):
     _, config = built
     from duelbench.experiments import readings
-    from duelbench.experiments.contract import plans
+    from duelbench.experiments.planning import plans
 
     declared = {r.id for r in readings.declared(config, "agarwal2022")}
     assert declared == {r["id"] for r in config["agarwal2022"]["readings"]}
@@ -124,7 +124,7 @@ def test_the_extension_reads_fresh_runs_only():
     """The declared extension's checks read runs 100 on only, and every shard it adds to the
     declared plan starts at run 100 or later (paper fidelity, planned, not built)."""
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plans
+    from duelbench.experiments.planning import plans
 
     config = dbc.effective_config(dict(yaml.safe_load((CHECKOUT / "config" / "config.yaml").read_text()),
                                        fidelity="paper"))

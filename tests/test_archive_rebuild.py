@@ -54,7 +54,7 @@ def statuses(data_dir):
     try:
         import duelbench.config as dbc
         from duelbench.engine.shard_sources import ShardSources
-        from duelbench.experiments.contract import plan
+        from duelbench.experiments.planning import plan
         from duelbench.experiments.samples import SampleSources
 
         with open(CHECKOUT / "config" / "config.yaml") as fh:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from duelbench.experiments.chen2020 import EXPERIMENT
 from duelbench.experiments.chen2020 import cells as C
 from duelbench.experiments.chen2020 import checks as K
 from duelbench.experiments.chen2020 import runs as R
@@ -14,16 +15,12 @@ from duelbench.report.checks import load_registry
 
 @pytest.fixture(scope="module")
 def smoke():
-    from duelbench.experiments.chen2020 import settings
-
-    return settings(checkout_config(fidelity="smoke"))
+    return EXPERIMENT.settings(checkout_config(fidelity="smoke"))
 
 
 @pytest.mark.parametrize("fidelity", ["smoke", "quick", "paper"])
 def test_plan_declares_every_study_and_each_cell_once(fidelity):
-    from duelbench.experiments.chen2020 import plan
-
-    p = plan(checkout_config(fidelity=fidelity))
+    p = EXPERIMENT.plan(checkout_config(fidelity=fidelity))
     steps = [s.name for s in p.steps]
     assert steps[:1] == ["toy"] and steps[-2:] == ["runtime", "checks"]
     assert set(C.STUDIES) <= set(steps)
@@ -34,10 +31,8 @@ def test_plan_declares_every_study_and_each_cell_once(fidelity):
 
 def test_every_registry_statistic_is_one_the_checks_compute():
     """A statistic the package never computes would be inconclusive for ever: refuse it here."""
-    from duelbench.experiments.chen2020 import settings
-
     registry = load_registry("data/published/chen2020.yaml")
-    computed = set(K.measurements({}, settings(checkout_config(fidelity="paper"))))
+    computed = set(K.measurements({}, EXPERIMENT.settings(checkout_config(fidelity="paper"))))
     toy = {"toy:unique_assignment", "toy:e1e5_maximum_matching", "toy:gprime_multiplicity_is_factorial",
            "toy:gprime_multiplicity", "toy:winners_differ", "width_example:width", "errata:h_eps_limit_over_h_b",
            "errata:h_eps_limit_over_width2_h_b", "errata:l229_unnormalised_max_score",
@@ -189,10 +184,9 @@ def test_lemma9_case_and_bound():
 
 
 def test_lower_bound_instances_meet_the_theorems_conditions():
-    from duelbench.experiments.chen2020 import settings
     from duelbench.experiments.chen2020.studies import lower_bound_of
 
-    s = settings(checkout_config(fidelity="paper"))
+    s = EXPERIMENT.settings(checkout_config(fidelity="paper"))
     for c in C.cells(s):
         if c.study == "lower_bounds":
             lb = lower_bound_of(c.job)

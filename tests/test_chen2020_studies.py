@@ -11,9 +11,10 @@ import math
 import numpy as np
 import pytest
 
-from duelbench.experiments.contract import Files, StepContext, resolve
+from duelbench.experiments.contract import Files, run_harnessed, StepContext
+from duelbench.experiments.fits import clopper_pearson, loglog_fit, ols_slope
 
-chen = importlib.import_module("duelbench.experiments.chen2020")
+chen = importlib.import_module("duelbench.experiments.chen2020").EXPERIMENT
 studies = importlib.import_module("duelbench.experiments.chen2020.studies")
 cells_mod = importlib.import_module("duelbench.experiments.chen2020.cells")
 
@@ -106,7 +107,7 @@ def _context(plan, config, step) -> StepContext:
 
 def _run(plan, config, name):
     step = plan.step(name)
-    resolve("chen2020", step.function)(_context(plan, config, step))
+    run_harnessed(step.function, _context(plan, config, step))
     return step
 
 
@@ -134,8 +135,8 @@ def built(tmp_path_factory):
     for name in STEPS:
         _run(plan, config, name)
     step = plan.step("checks")
-    resolve("chen2020", step.function)(StepContext(plan=plan, config=config, step=step, input=Files(dict(step.inputs)),
-                                                   output=Files(dict(step.outputs))))
+    run_harnessed(step.function, StepContext(plan=plan, config=config, step=step, input=Files(dict(step.inputs)),
+                                             output=Files(dict(step.outputs))))
     yield plan, config
     mp.undo()
 
@@ -224,7 +225,7 @@ def test_tables_hold_one_row_per_cell_and_labels(built):
     for r in pac:
         runs, misses = int(r["runs"]), int(r["misses"])
         assert runs == 2 and float(r["miss_rate"]) == misses / runs
-        lo, hi = studies.clopper_pearson(misses, runs)
+        lo, hi = clopper_pearson(misses, runs)
         assert float(r["cp_low"]) == lo and float(r["cp_high"]) == hi
         assert float(r["N1"]) > float(r["H_eps"]) > 0
     _, car = _rows(out["car_cond_csv"])
@@ -273,30 +274,30 @@ def test_clopper_pearson_by_hand():
     from scipy.stats import binom
 
     a = 0.05  # the contract's 95 % interval
-    lo, hi = studies.clopper_pearson(0, 10)
+    lo, hi = clopper_pearson(0, 10)
     assert lo == 0.0 and hi == pytest.approx(1 - (a / 2) ** (1 / 10), rel=1e-12)
-    lo, hi = studies.clopper_pearson(10, 10)
+    lo, hi = clopper_pearson(10, 10)
     assert hi == 1.0 and lo == pytest.approx((a / 2) ** (1 / 10), rel=1e-12)
-    lo, hi = studies.clopper_pearson(3, 20)
+    lo, hi = clopper_pearson(3, 20)
     assert binom.sf(2, 20, lo) == pytest.approx(a / 2, rel=1e-9)   # P(X >= 3 | p = low) = 2.5%
     assert binom.cdf(3, 20, hi) == pytest.approx(a / 2, rel=1e-9)  # P(X <= 3 | p = high) = 2.5%
-    l2, h2 = studies.clopper_pearson(17, 20)
+    l2, h2 = clopper_pearson(17, 20)
     assert (l2, h2) == pytest.approx((1 - hi, 1 - lo), rel=1e-12)
-    assert all(math.isnan(v) for v in studies.clopper_pearson(0, 0))
+    assert all(math.isnan(v) for v in clopper_pearson(0, 0))
 
 
 def test_fits_recover_a_known_slope():
     x = np.geomspace(1.0, 1e4, 9)
-    fit = studies.loglog_fit(x, 3.0 * x ** 1.7)
+    fit = loglog_fit(x, 3.0 * x ** 1.7)
     assert fit["slope"] == pytest.approx(1.7, abs=1e-12) and fit["intercept"] == pytest.approx(math.log(3.0))
     assert fit["points"] == 9 and fit["se"] < 1e-10
     rng = np.random.default_rng(5)
-    noisy = studies.loglog_fit(x, 3.0 * x ** 1.7 * np.exp(rng.normal(0, 0.1, x.size)))
+    noisy = loglog_fit(x, 3.0 * x ** 1.7 * np.exp(rng.normal(0, 0.1, x.size)))
     assert abs(noisy["slope"] - 1.7) < 4 * noisy["se"] and noisy["se"] > 0
-    lin = studies.linear_fit([1.0, 2.0, 3.0, 4.0], [5.0, 7.0, 9.0, 11.0])
-    assert (lin["slope"], lin["intercept"]) == pytest.approx((2.0, 3.0))
-    assert math.isnan(studies.loglog_fit([1.0, 2.0], [1.0, 2.0])["se"])  # two points: no standard error
-    assert math.isnan(studies.loglog_fit([1.0], [1.0])["slope"])
+    assert ols_slope([1.0, 2.0, 3.0, 4.0], [5.0, 7.0, 9.0, 11.0]) == pytest.approx(2.0)
+    assert math.isnan(ols_slope([2.0, 2.0], [1.0, 3.0]))  # no two distinct x: no slope
+    assert math.isnan(loglog_fit([1.0, 2.0], [1.0, 2.0])["se"])  # two points: no standard error
+    assert math.isnan(loglog_fit([1.0], [1.0])["slope"])
 
 
 def test_hardness_fit_on_synthetic_cells_censors_capped_runs():

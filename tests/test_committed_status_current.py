@@ -40,7 +40,7 @@ def test_committed_checks_declare_what_the_registry_declares(paper):
 @pytest.mark.parametrize("paper", PAPERS)
 def test_committed_checks_were_built_with_the_current_settings(paper):
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     with open(CHECKOUT / "config" / "config.yaml") as fh:
         config = dbc.check_config(yaml.safe_load(fh))

@@ -14,7 +14,7 @@ import pytest
 
 from duelbench.algorithms.registry import source_hash
 from duelbench.config.files import checkout_config
-from duelbench.experiments.contract import plans
+from duelbench.experiments.planning import plans
 from duelbench.experiments.cost import cost_rows, main, panel_totals
 from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.sidecar import write_sidecar

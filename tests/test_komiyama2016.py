@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from duelbench.experiments import contract
+from duelbench.experiments import planning
 from duelbench.config import ConfigError, effective_config
 from duelbench.config import data_file
 from duelbench.experiments.komiyama2016 import EXPERIMENT as experiment
@@ -25,7 +25,8 @@ from duelbench.experiments.komiyama2016 import checks as kc
 from duelbench.experiments.komiyama2016 import robustness as kr
 from duelbench.experiments.komiyama2016 import sampling
 from duelbench.experiments.komiyama2016 import table1 as kt
-from duelbench.experiments.komiyama2016.tables import Tables, read_rows
+from duelbench.experiments.komiyama2016.tables import Tables
+from duelbench.experiments.tables import read_rows
 from duelbench.report.checks import load_registry
 
 PRINTED = ["cyclic", "sushi", "gap", "multisol", "arxiv", "mslr5_condorcet_printed", "mslr5_noncondorcet_printed"]
@@ -112,7 +113,7 @@ def test_outputs_are_under_the_fidelity_figures_dir(base_config):
 
 
 def test_plan_declares_steps_items_and_samples(base_config):
-    p = contract.plan(effective_config(base_config, "quick"), kom.NAME)
+    p = planning.plan(effective_config(base_config, "quick"), kom.NAME)
     # the package's steps, then the contract's reading-sensitivity step (duelbench.experiments.readings)
     assert [s.name for s in p.steps] == ["bounds", "table1", "aggregate", "figure1", "figure2", "robustness", "checks",
                                          "readings"]
@@ -141,7 +142,7 @@ def test_bound_tables_equal_a_direct_recomputation(base_config, tmp_path, monkey
     monkeypatch.chdir(tmp_path)
     cfg = offline_config(base_config, bounds={"ccb_main_variant": "ccb_rhs_def36", "matrices": PRINTED})
     out = [str(tmp_path / n) for n in ("b.csv", "w.csv", "d.csv")]
-    contract.run_step(kom.NAME, "bounds", cfg, {}, dict(zip(("bounds", "winners", "datasets"), out)))
+    planning.run_step(kom.NAME, "bounds", cfg, {}, dict(zip(("bounds", "winners", "datasets"), out)))
     rows = read_rows(out[0])
     assert [r["matrix"] for r in rows] == PRINTED  # panels are printed matrices here
     assert list(rows[0]) == kb.bound_columns()
@@ -403,8 +404,8 @@ def test_the_fresh_run_extension_adds_only_new_runs_of_ecw_and_ccb_on_gap(base_c
     r = rd.find(base_config, "komiyama2016", "gap_fresh_runs")
     s = experiment.settings(rd.reading_config(base_config, r), "paper")
     assert (s["runs"], s["check_runs_from"], s["figure1"]) == (300, 100, ["gap"])
-    main = {sp.path for sp in contract.plan(base_config, "komiyama2016").shards}
-    new = [sp for sp in contract.plan(base_config, "komiyama2016", "gap_fresh_runs").shards if sp.path not in main]
+    main = {sp.path for sp in planning.plan(base_config, "komiyama2016").shards}
+    new = [sp for sp in planning.plan(base_config, "komiyama2016", "gap_fresh_runs").shards if sp.path not in main]
     assert {(sp.dataset, sp.algorithm) for sp in new} == {("gap", "ccb"), ("gap", "ecw_rmed")}
     assert min(int(sp.path.rsplit("runs-", 1)[1].split("-")[0]) for sp in new) == 100 and len(new) == 40
 

@@ -59,7 +59,7 @@ def test_every_output_with_a_sidecar(built):
         assert (root / _outputs(config)[f"{name}_png"]).read_bytes().startswith(b"\x89PNG")
     # the declared reading's Table-1 family: 2 shards (the reading variant without the gap filter has its own)
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     family = plan(dbc.effective_config(dict(config, fidelity="smoke")), "komiyama2016").sample_family("table1")
     shards = [root / sh.path for sh in family]
@@ -92,7 +92,7 @@ def test_bound_constants_equal_a_direct_recomputation(built, monkeypatch):
     from duelbench.data import registry as data_registry
     from duelbench.experiments.komiyama2016 import EXPERIMENT as experiment
     from duelbench.experiments.komiyama2016 import config as kom
-    from duelbench.experiments.komiyama2016.tables import read_rows
+    from duelbench.experiments.tables import read_rows
 
     root, config, mirror = built
     monkeypatch.setenv("DUELBENCH_DATA_MIRROR", str(mirror))
@@ -160,7 +160,7 @@ def test_the_report_shows_every_item_with_its_caption(built):
     from _checkout_copy import assert_report_shows_every_item, report_html
 
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     root, config, mirror = built
     text = report_html(root, "komiyama2016", mirror=mirror)
@@ -171,7 +171,7 @@ def test_report_md_shows_every_paper_item_and_names_every_non_passing_check(buil
     from duelbench.report.checks import read_csv_rows
 
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     root, config, _ = built
     text = (root / "results" / "smoke" / "figures" / "REPORT.md").read_text()

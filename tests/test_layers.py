@@ -88,3 +88,64 @@ def test_no_two_subpackages_import_each_other():
     cycles = [f"{a} <-> {b} ({deps[a][b]}; {deps[b][a]})" for a in deps for b in deps[a]
               if a < b and a in deps.get(b, {})]
     assert not cycles, cycles
+
+
+def _experiment_module_imports() -> dict[str, set[str]]:
+    """Module of ``duelbench.experiments`` (relative path) -> the modules of ``experiments`` it imports."""
+    root = codehash.PACKAGE_ROOT / "experiments"
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        deps = set()
+        for module, name, level in codehash._parse(path)[1]:
+            for dep in codehash._resolve(path, module, name, level):
+                rel = dep.resolve().relative_to(codehash.PACKAGE_ROOT)
+                if rel.parts[0] == "experiments":
+                    deps.add(str(rel.relative_to("experiments")))
+        out[str(path.relative_to(root))] = deps
+    return out
+
+
+def test_no_paper_imports_another_paper():
+    """A paper's package imports the framework (the modules of ``experiments/`` itself), never
+    another paper's package: what two papers share lives in the framework."""
+    bad = {}
+    for module, deps in _experiment_module_imports().items():
+        paper = module.split("/")[0] if "/" in module else None
+        if paper is None:
+            continue
+        other = sorted(d for d in deps if "/" in d and d.split("/")[0] != paper)
+        if other:
+            bad[module] = other
+    assert not bad, bad
+
+
+def test_the_framework_imports_no_paper():
+    """The framework's modules (``experiments/*.py``) import no paper package: papers declare
+    into the framework, never the other way round."""
+    bad = {m: sorted(d for d in deps if "/" in d) for m, deps in _experiment_module_imports().items()
+           if "/" not in m and any("/" in d for d in deps)}
+    assert not bad, bad
+
+
+def test_no_import_cycle_inside_the_framework():
+    """The framework's own modules import each other in one direction (contract -> variants ->
+    readings/bench_all -> planning), so a reader can follow a step from the rule down."""
+    graph = {m: {d for d in deps if "/" not in d and d != m} for m, deps in _experiment_module_imports().items()
+             if "/" not in m}
+    seen, stack, cycles = set(), [], []
+
+    def visit(m):
+        if m in stack:
+            cycles.append(" -> ".join(stack[stack.index(m):] + [m]))
+            return
+        if m in seen:
+            return
+        seen.add(m)
+        stack.append(m)
+        for d in sorted(graph.get(m, ())):
+            visit(d)
+        stack.pop()
+
+    for m in sorted(graph):
+        visit(m)
+    assert not cycles, cycles

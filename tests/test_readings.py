@@ -5,9 +5,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from duelbench.experiments import contract
+from duelbench.experiments import planning
 from duelbench.config import ConfigError, experiment_settings, figures_root
 from duelbench.experiments import readings as rd
+from duelbench.experiments import variants
+from duelbench.report.checks import aliased_registry
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -68,16 +70,16 @@ def test_reading_config_applies_overrides_after_the_fidelity_and_rewrites_algori
 
 
 def test_variants_share_every_shard_they_do_not_change(config):
-    main = contract.plan(config, "komiyama2016")
-    strict = contract.plan(config, "komiyama2016", "savage_strict")
+    main = planning.plan(config, "komiyama2016")
+    strict = planning.plan(config, "komiyama2016", "savage_strict")
     new = {s.path for s in strict.shards} - {s.path for s in main.shards}
     assert new and {s.algorithm for s in strict.shards if s.path in new} == {"copeland_savage"}
-    pooling = contract.plan(config, "zoghi2015", "pooling_from_k2")
-    assert {s.path for s in pooling.samples} == {s.path for s in contract.plan(config, "zoghi2015").samples}
+    pooling = planning.plan(config, "zoghi2015", "pooling_from_k2")
+    assert {s.path for s in pooling.samples} == {s.path for s in planning.plan(config, "zoghi2015").samples}
 
 
 def test_the_readings_step_reads_the_declared_and_every_variant_checks(config):
-    p = contract.plan(config, "zoghi2015")
+    p = planning.plan(config, "zoghi2015")
     step = p.step("readings")
     assert step.inputs["declared"] == "figures/zoghi2015/checks.csv"
     for r in rd.declared(config, "zoghi2015"):
@@ -88,7 +90,7 @@ def test_the_readings_step_reads_the_declared_and_every_variant_checks(config):
 def test_aliases_rename_datasets_in_statistics_only():
     reg = {"checks": [{"id": "a", "statistic": "order:zoghi_copeland500:scb:ccb"},
                       {"id": "b", "statistic": "theory:synth500_structure"}]}
-    out = rd.aliased_registry(reg, {"zoghi_copeland500": "zoghi_copeland500_g02"})
+    out = aliased_registry(reg, {"zoghi_copeland500": "zoghi_copeland500_g02"})
     assert [c["statistic"] for c in out["checks"]] == ["order:zoghi_copeland500_g02:scb:ccb",
                                                        "theory:synth500_structure"]
     assert reg["checks"][0]["statistic"] == "order:zoghi_copeland500:scb:ccb"  # not modified in place
@@ -111,7 +113,7 @@ def test_an_extra_algorithm_joins_every_algorithm_list_but_the_fixed_ones(config
     from duelbench.experiments.agarwal2022 import EXPERIMENT as agarwal2022
 
     assert agarwal2022.FIXED_ALGORITHM_LISTS == ("tradeoff.algorithms", "theory.algorithms")
-    cfg = rd.variant_config(config, "agarwal2022", figures="x", extra_algorithms=["toy"],
+    cfg = variants.variant_config(config, "agarwal2022", figures="x", extra_algorithms=["toy"],
                             fixed_lists=agarwal2022.FIXED_ALGORITHM_LISTS)
     section = experiment_settings(cfg, "agarwal2022")
     names = {key: [e if isinstance(e, str) else e["name"] for e in lst]
@@ -119,7 +121,7 @@ def test_an_extra_algorithm_joins_every_algorithm_list_but_the_fixed_ones(config
                               ("theory", section["theory"]["algorithms"]))}
     assert names["algorithms"][-1] == "toy"
     assert names["tradeoff"] == names["theory"] == ["pcomp", "scomp", "scomp2"]
-    zoghi = experiment_settings(rd.variant_config(config, "zoghi2015", figures="x", extra_algorithms=["toy"]),
+    zoghi = experiment_settings(variants.variant_config(config, "zoghi2015", figures="x", extra_algorithms=["toy"]),
                                 "zoghi2015")
     nested = [v["algorithms"] for v in zoghi.values() if isinstance(v, dict) and isinstance(v.get("algorithms"), list)]
     assert nested and all(lst[-1] == {"name": "toy"} for lst in nested)

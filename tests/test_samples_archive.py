@@ -17,7 +17,7 @@ import pytest
 
 from duelbench.archive.store import STALE, TAMPERED, VALID
 from duelbench.experiments import samples
-from duelbench.experiments.zoghi2015 import ARCHIVED_COLUMNS
+from duelbench.experiments.zoghi2015.config import ARCHIVED_COLUMNS
 from duelbench.experiments.zoghi2015 import appendix_c as ac
 
 

@@ -105,7 +105,7 @@ def test_the_report_shows_every_item_with_its_caption(built):
     from _checkout_copy import assert_report_shows_every_item, report_html
 
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     root, config, mirror = built
     text = report_html(root, "wu2016", mirror=mirror)

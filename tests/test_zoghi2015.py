@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 import yaml
 
-from duelbench.experiments import contract
-from duelbench.config import ConfigError
+from duelbench.config import ConfigError, data_file
+from duelbench.experiments import planning, samples
 from duelbench.experiments import zoghi2015 as z
+from duelbench.experiments.zoghi2015 import config as zcfg
 from duelbench.experiments.contract import SampleShard
 from duelbench.experiments.zoghi2015 import appendix_c as ac
 from duelbench.experiments.zoghi2015 import appendix_c_tables as act
@@ -24,6 +25,7 @@ from duelbench.problems import winners as W
 from duelbench.problems.generators import random_btl
 
 CHECKOUT = Path(__file__).resolve().parent.parent
+E = z.EXPERIMENT
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +91,7 @@ def _plan(config, samples_per_shard, k_values=(1, 3, 50, 136), n=7, seed=11, mod
     cfg["fidelities"]["smoke"]["overrides"]["zoghi2015"]["appendix_c"] = {}
     cfg["zoghi2015"]["appendix_c"].update(click_models=list(models), winner_statistics=list(full), seed=seed,
                                           k_values=list(k_values), samples_per_k=n, samples_per_shard=samples_per_shard)
-    return z.appendix_c_samples(cfg, "smoke")
+    return zcfg.appendix_c_samples(E.settings(cfg, "smoke"))
 
 
 def test_shard_layout_covers_each_sample_once_and_changes_no_sample(config):
@@ -117,7 +119,7 @@ def test_shard_job_params_round_trip(config):
     again = SampleShard(experiment=p["experiment"], family=p["family"], function=p["function"], job=p["job"],
                         a=p["a"], b=p["b"], path=sh.path, datasets=tuple(p["datasets"]), columns=sh.columns)
     assert again == sh and "columns" not in p
-    assert contract.resolve("zoghi2015", sh.function) is ac.samples
+    assert samples.sample_function("zoghi2015", sh.function) is ac.samples
 
 
 def test_per_sample_records_do_not_depend_on_the_layout(informational):
@@ -161,7 +163,7 @@ def test_bad_settings_raise_clear_errors(config):
     bad = copy.deepcopy(config)
     bad["zoghi2015"]["appendix_c"]["click_models"] = ["mslr_other"]
     with pytest.raises(ConfigError, match="click_models"):
-        z.appendix_c_samples(bad, "paper")
+        E.samples(E.settings(bad, "paper"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,18 +319,18 @@ def test_delta_star_pairs_is_at_least_delta(informational):
 # --------------------------------------------------------------------------------------------
 def test_settings_defaults_and_errors(config):
     for fid in ("paper", "quick", "smoke"):
-        s = z.settings(config, fid)
+        s = E.settings(config, fid)
         assert s["appendix_c"]["winner_statistics"] == ["mslr_informational"]
         assert s["appendix_c"]["random_walk_main"] == "C"
-    assert z.settings(config, "paper")["appendix_c"]["k_values_resolved"] == list(range(1, 137))
+    assert E.settings(config, "paper")["appendix_c"]["k_values_resolved"] == list(range(1, 137))
     bad = copy.deepcopy(config)
     bad["zoghi2015"]["appendix_c"]["pooling"] = "pooled_samples"
     with pytest.raises(ConfigError, match="pooling"):
-        z.settings(bad, "paper")
+        E.settings(bad, "paper")
     bad = copy.deepcopy(config)
     bad["zoghi2015"]["figure1"]["algorithms"] = ["ccb", "ccbb"]
     with pytest.raises(ConfigError, match=r"zoghi2015.figure1.algorithms\[1\]"):
-        z.check_settings(bad, "paper")
+        E.settings(bad, "paper")
 
 
 def test_config_section_matches_its_schema(config):
@@ -343,14 +345,14 @@ def test_config_section_matches_its_schema(config):
 
 
 def test_outputs_and_shards_follow_the_fidelity(config):
-    paper = z.outputs(config, "paper")
+    paper = E.outputs(config, "paper")
     assert paper["checks_csv"] == "figures/zoghi2015/checks.csv"
-    assert z.outputs(config, "smoke")["table1_md"] == "results/smoke/figures/zoghi2015/table1_overlap.md"
-    shards = z.appendix_c_samples(config, "paper")
+    assert E.outputs(config, "smoke")["table1_md"] == "results/smoke/figures/zoghi2015/table1_overlap.md"
+    shards = E.samples(E.settings(config, "paper"))
     assert len(shards) == 3 * 136 * 10000 // 20000
     assert {sh.family for sh in shards} == {"mslr_informational", "mslr_navigational", "mslr_perfect"}
     assert all(sh.path.startswith("results/paper/samples/zoghi2015/") for sh in shards)
-    regret = z.regret_shards(config, "paper")
+    regret = zcfg.regret_shards(E.settings(config, "paper"))
     savage = [s for s in regret["figure1"] if s.algorithm == "copeland_savage"]
     assert sorted({s.horizon for s in savage}) == [10**7, 2 * 10**7]  # the T/2 comparison job
     assert {s.run_stop - s.run_start for s in regret["figure2"]} == {1}
@@ -358,7 +360,7 @@ def test_outputs_and_shards_follow_the_fidelity(config):
 
 def test_pooled_statistics_are_inconclusive_without_every_k(tmp_path, config):
     """At a fidelity that samples only some K, pooled statistics are not faked."""
-    s = z.settings(config, "smoke")
+    s = E.settings(config, "smoke")
     C3 = np.array([[0.5, 0.7, 0.3], [0.3, 0.5, 0.7], [0.7, 0.3, 0.5]])
     rec = _records([COPELAND_NOT_BORDA, C3], ks=[1, 136])
     out = {k: str(tmp_path / f"{k}.csv") for k in ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")}
@@ -379,7 +381,7 @@ def test_pooled_statistics_are_inconclusive_without_every_k(tmp_path, config):
 def test_every_registry_statistic_is_documented_and_computed(config):
     from duelbench.report.checks import load_registry
 
-    reg = load_registry(z.registry_path())
+    reg = load_registry(str(data_file("zoghi2015")))
     doc = z.__doc__
     for c in reg["checks"]:
         stat = c["statistic"]
@@ -395,9 +397,9 @@ def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(
     import dataclasses
 
     for fid in ("paper", "quick", "smoke"):
-        p = contract.plan(dict(config, fidelity=fid), "zoghi2015")
+        p = planning.plan(dict(config, fidelity=fid), "zoghi2015")
         # the package's outputs and the contract's reading-sensitivity step (duelbench.experiments.readings)
-        out = {**z.outputs(config, fid), **{f"readings_{k}": v for k, v in p.step("readings").outputs.items()}}
+        out = {**E.outputs(config, fid), **{f"readings_{k}": v for k, v in p.step("readings").outputs.items()}}
         assert p.kinds == ("copeland_zoghi", "copeland")
         assert [s.name for s in p.steps] == ["appendix_c_tables", "appendix_c_figures", "regret_aggregate",
                                              "regret_figures", "checks", "readings"]
@@ -412,17 +414,17 @@ def test_plan_declares_every_output_once_and_an_item_for_every_figure_and_table(
                 assert item.outputs[0].endswith(".png"), item.id
         # Appendix C: one family per click model, reading that model's matrix
         tables = p.step("appendix_c_tables")
-        assert tables.families == tuple(z.settings(config, fid)["appendix_c"]["click_models"])
+        assert tables.families == tuple(E.settings(config, fid)["appendix_c"]["click_models"])
         assert {(sh.family, sh.datasets) for sh in p.samples} == {(m, (m,)) for m in tables.families}
         assert {s.name for s in p.steps if s.shards} == {"regret_aggregate", "checks"}
-        assert p.shards == z.shard_specs(config, fid)
-    captions = {i.id: i.caption for i in contract.plan(config, "zoghi2015").items}
+        assert p.shards == E.shard_specs(config, fid)
+    captions = {i.id: i.caption for i in planning.plan(config, "zoghi2015").items}
     assert "T = 2e+07" in captions["figure1"] and "50 runs" in captions["figure1"]
     assert "10000 uniform K-subsets per K, K = 1..136" in captions["figure4"]
     assert "calibrated" in captions["table1"] and "RW-C" in captions["table1"] and "(Z6)" in captions["table1"]
     assert "C = K" in captions["figure6"] and "Z7" in captions["figure6"]
     # a step reading an undeclared family is refused
-    p = contract.plan(config, "zoghi2015")
+    p = planning.plan(config, "zoghi2015")
     p.steps[0] = dataclasses.replace(p.steps[0], samples=("mslr_informational", "mslr_other"))
     with pytest.raises(ConfigError, match="mslr_other"):
         p.check()
@@ -443,7 +445,7 @@ def test_timing_tables_mark_archived_shards_as_untimed(config, tmp_path, monkeyp
             return "valid" if shard.path in self.archived else "missing"
 
     cfg = dict(config, results=str(tmp_path))
-    by_item = z.regret_shards(cfg, "smoke")
+    by_item = zcfg.regret_shards(E.settings(cfg, "smoke"))
     first = {item: specs[0] for item, specs in by_item.items()}
     archived = {sp.path for specs in by_item.values() for sp in specs} - {sp.path for sp in first.values()}
     for sp in first.values():
@@ -451,10 +453,7 @@ def test_timing_tables_mark_archived_shards_as_untimed(config, tmp_path, monkeyp
         Path(sp.path + ".json").write_text(json.dumps({
             "content": {"extra": {"steps": 1000}}, "run": {"wall_time_s": 0.5, "cpu_time_s": 0.25,
                                                            "info": {"steps_per_second": 2000.0}}}))
-    import duelbench.engine.shard_sources as shard_sources
-    import duelbench.experiments.samples as samples
-
-    monkeypatch.setattr(shard_sources, "sources_for", lambda kinds: Sources(archived))
+    monkeypatch.setattr(timing, "sources_for", lambda kinds: Sources(archived))
     thr, sidecars = timing.throughput_table(by_item)
     assert sorted(sidecars) == sorted(sp.path + ".json" for sp in first.values())
     computed = thr[thr["source"] != "archive"]
@@ -462,8 +461,8 @@ def test_timing_tables_mark_archived_shards_as_untimed(config, tmp_path, monkeyp
     untimed = thr[thr["source"] == "archive"]
     assert len(untimed) and untimed["steps_per_second"].isna().all() and untimed["wall_s"].isna().all()
     assert (untimed["steps"] > 0).all()
-    shards = z.appendix_c_samples(cfg, "smoke")
-    monkeypatch.setattr(samples, "sources", lambda: Sources({shards[0].path}))
+    shards = zcfg.appendix_c_samples(E.settings(cfg, "smoke"))
+    monkeypatch.setattr(timing, "sources", lambda: Sources({shards[0].path}))
     for sh in shards[1:]:
         Path(sh.path).parent.mkdir(parents=True, exist_ok=True)
         Path(sh.path + ".json").write_text(json.dumps({"run": {"wall_time_s": 1.8, "cpu_time_s": 0.9}}))
@@ -483,7 +482,7 @@ LEGACY_KEYS = ("test", "tolerance", "threshold", "factor", "lower", "upper", "al
 def test_registry_declares_estimator_region_and_quote():
     from duelbench.report.checks import load_registry
 
-    reg = load_registry(z.registry_path())
+    reg = load_registry(str(data_file("zoghi2015")))
     lines = (CHECKOUT.parent / "shared" / "papers" / "001_46dfb6e9ef9a8784.txt")
     for c in reg["checks"]:
         assert not [k for k in LEGACY_KEYS if k in c], c["id"]
@@ -517,7 +516,7 @@ def test_table1_factors_follow_the_declared_rule():
 
     from duelbench.report.checks import load_registry
 
-    reg = load_registry(z.registry_path())
+    reg = load_registry(str(data_file("zoghi2015")))
     cells = [c for c in reg["checks"] if c["statistic"].startswith("table1:") and "printed" in c.get("region", {})]
     assert len(cells) == 7
     z975 = norm.ppf(0.975)
@@ -572,12 +571,12 @@ def _appendix_c_tables(tmp_path, p_condorcet, c_values):
 def test_appendix_c_claims_carry_their_uncertainty(tmp_path, config):
     from duelbench.report.checks import evaluate, load_registry
 
-    s = z.settings(config, "paper")
+    s = E.settings(config, "paper")
     s["appendix_c"]["samples_per_k"] = 10
     p = np.clip(1.2 - np.arange(1, 137) / 68, 0, 1)  # falls from 1 to 0
     out = _appendix_c_tables(tmp_path, p, lambda K: [(1, 9), (2, 1)])
     m = zc.appendix_c_measurements(out, s, replicates=500)
-    reg = {c["statistic"]: c for c in load_registry(z.registry_path())["checks"]}
+    reg = {c["statistic"]: c for c in load_registry(str(data_file("zoghi2015")))["checks"]}
     fig4 = m["fig4:decreases_rapidly"]
     assert [lab for lab, _ in fig4.components] == ["Spearman + 0.95", "max P_K (K >= 100) - 0.5"]
     assert all(len(cm.replicates) == 500 for _, cm in fig4.components)

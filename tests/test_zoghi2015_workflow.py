@@ -42,7 +42,7 @@ def built(tmp_path_factory, mslr_mirror):
 def _outputs(config) -> dict:
     from duelbench.experiments import zoghi2015 as z
 
-    return z.outputs(config, "smoke")
+    return z.EXPERIMENT.outputs(config, "smoke")
 
 
 def test_every_output_exists_with_a_sidecar(built):
@@ -59,7 +59,7 @@ def test_every_output_exists_with_a_sidecar(built):
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
     # the declared reading's sample shards, one per click model (reading variants have their own)
     from duelbench.config import effective_config
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     shards = [root / sh.path for sh in plan(effective_config(dict(config, fidelity="smoke")), "zoghi2015").samples]
     assert len(shards) == 3 and all(s.is_file() and Path(str(s) + ".json").is_file() for s in shards)
@@ -136,7 +136,7 @@ def test_the_report_shows_every_item_with_its_caption(built):
     from _checkout_copy import assert_report_shows_every_item, report_html
 
     import duelbench.config as dbc
-    from duelbench.experiments.contract import plan
+    from duelbench.experiments.planning import plan
 
     root, config, mirror = built
     text = report_html(root, "zoghi2015", mirror=mirror)

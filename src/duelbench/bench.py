@@ -14,6 +14,8 @@ the table; the workflow's ``engine_throughput`` rule writes it for the report
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import json
 import os
 import platform
@@ -21,8 +23,9 @@ import time
 
 from duelbench.algorithms.registry import get_algorithm, list_algorithms
 from duelbench.data.errors import DataError
-from duelbench.data.registry import load_matrix
+from duelbench.data.registry import is_family, load_matrix
 from duelbench.engine.simulate import simulate
+from duelbench.provenance.sidecar import atomic_write_text, Timer, write_sidecar
 
 #: One instance per K = 5, 16, 64, 500.
 DEFAULT_INSTANCES = ("mslr5_condorcet_printed", "sushi", "kom_mslr64_noncondorcet", "zoghi_copeland500")
@@ -68,8 +71,6 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
 def timed_instance(dataset: str) -> str:
     """The matrix a case times: the dataset itself, or for a family of per-run instances its
     instance 0 (``"<family>.run0"``; every instance of a family has the same K)."""
-    from duelbench.data.registry import is_family
-
     return f"{dataset}.run0" if is_family(dataset) else dataset
 
 
@@ -126,11 +127,6 @@ def markdown(result: dict) -> str:
 
 def write_tables(result: dict, csv_path: str | None = None, md_path: str | None = None) -> None:
     """Write :func:`table_rows` as CSV and/or :func:`markdown` (each file written atomically)."""
-    import csv
-    import io
-
-    from duelbench.provenance.sidecar import atomic_write_text
-
     if csv_path:
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=TABLE_COLUMNS, lineterminator="\n")
@@ -151,8 +147,6 @@ def write_for_workflow(settings: dict, csv_path: str, md_path: str) -> dict:
     with config ``throughput`` (``horizon``, ``repeat``, ``max_seconds``), write both tables and
     a provenance sidecar of the CSV (the settings not given take :func:`run`'s defaults);
     returns the :func:`run` result."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
     with Timer() as t:
         result = run(compiled_algorithms(), DEFAULT_INSTANCES, **settings)
         write_tables(result, csv_path, md_path)

@@ -1,5 +1,5 @@
 # The generic rules of every experiment package on the contract of
-# duelbench.experiments.contract: for each configured experiment, one rule per declared step
+# duelbench.experiments.contract (plans from duelbench.experiments.planning): for each configured experiment, one rule per declared step
 # (`<experiment>_<step>`, running workflow/scripts/step.py), the target rule `<experiment>`
 # and its outputs in `all`. Simulation shards come from the results archive when it holds them
 # (valid for this code and requirements.lock), else from the generic simulate_shard rule;
@@ -7,6 +7,7 @@
 
 import duelbench.experiments.bench_all as dbx_bench_all
 import duelbench.experiments.contract as dbx_contract
+import duelbench.experiments.planning as dbx_planning
 from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
@@ -15,7 +16,7 @@ PLANS = {}
 READING_PLANS = {}
 for _name in dbx_contract.configured(config):
     try:
-        PLANS[_name], _variants = dbx_contract.plans(config, _name)
+        PLANS[_name], _variants = dbx_planning.plans(config, _name)
         READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
     except (dbc.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None

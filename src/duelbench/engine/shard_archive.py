@@ -28,7 +28,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
-from duelbench.archive.store import VALID, Archive, Lookup
+from duelbench.archive.store import Archive, Lookup, VALID
+from duelbench.data.registry import is_family
 from duelbench.provenance.codehash import lock_hash
 
 from .families import family_sha256
@@ -70,8 +71,6 @@ def dataset_sha256(dataset: str, run_start: int, run_stop: int) -> str:
 
 
 def _is_family(dataset) -> bool:
-    from duelbench.data.registry import is_family
-
     return is_family(dataset)
 
 

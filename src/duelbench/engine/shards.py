@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
+from duelbench.data.registry import is_family
 from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.sidecar import atomic_write, write_sidecar
 
@@ -51,8 +52,6 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
 
     Progress (one line per finished run, with the elapsed time) goes to stderr unless ``quiet``.
     """
-    from duelbench.data.registry import is_family
-
     out_path = Path(out_path)
     canon = canonical_params(algorithm, params)
     n = int(run_stop) - int(run_start)

@@ -19,17 +19,17 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed, ProcessPoolExecutor
 
 import numpy as np
 
 from duelbench.algorithms.registry import get_algorithm, list_algorithms
 
+from .simulate import simulate
+
 
 def compile_all(names=None, verbose: bool = True) -> dict[str, float]:
     """Run each compiled algorithm for a few steps on a tiny matrix; returns seconds per name."""
-    from .simulate import simulate
-
     P = np.array([[0.5, 0.6, 0.7], [0.4, 0.5, 0.8], [0.3, 0.2, 0.5]])
     times = {}
     for name in names or list_algorithms():

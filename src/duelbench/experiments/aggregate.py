@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from duelbench.engine.shard_sources import sources_for
+
 #: Columns of a regret-curve table (in this order).
 CURVE_COLUMNS = ["dataset", "algorithm", "param_hash", "t", "mean", "stderr", "n_runs", "kind"]
 
@@ -28,8 +30,6 @@ def load_group(specs: Sequence, kinds: Iterable[str]) -> "object":
     file (:mod:`duelbench.engine.shard_sources`).  Raises ``ValueError`` when the loaded run
     indices are not exactly the runs the shards cover (a shard with missing or extra runs).
     """
-    from duelbench.engine.shard_sources import sources_for
-
     specs = sorted(specs, key=lambda s: s.run_start)
     result = sources_for(kinds).load(specs)
     expected = np.concatenate([np.arange(s.run_start, s.run_stop) for s in specs])

@@ -34,7 +34,8 @@ from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
 
 from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
-from .contract import configured, plan, plans
+from .contract import configured
+from .planning import plan, plans
 from .samples import SampleSources, archive_sample_shards, entry_path
 
 #: The fidelities whose shards the archive holds: the paper-fidelity figures, and the quick

@@ -20,9 +20,23 @@ The workflow builds it with ``--config bench_all=NAME`` and the target ``bench_a
 
 from __future__ import annotations
 
+import argparse
+import os
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from duelbench.config import ConfigError, effective_config
+import pandas as pd
+
+from duelbench.algorithms.registry import list_algorithms
+from duelbench.config import ConfigError, effective_config, results_root
+from duelbench.config.files import CHECKOUT
+from duelbench.provenance.sidecar import atomic_write_text, Timer, write_sidecar
+
+from .aggregate import write_table
+from .contract import configured, declaration, Plan
+from .variants import Variant
 
 #: Root of every bench-all output (under the results folder, never committed).
 ROOT = "bench_all"
@@ -40,8 +54,6 @@ def algorithm(config: Mapping) -> str | None:
         if len(name) != 1:
             raise ConfigError(f"{KEY}: one algorithm name, got {list(name)}")
         name = name[0]
-    from duelbench.algorithms.registry import list_algorithms
-
     if name not in list_algorithms():
         raise ConfigError(f"{KEY}: unknown algorithm {name!r}; registered: {', '.join(list_algorithms())} "
                           "(a plug-in file must be on DUELBENCH_PLUGIN_PATH)")
@@ -50,21 +62,27 @@ def algorithm(config: Mapping) -> str | None:
 
 def folder(config: Mapping, name: str) -> str:
     """``<results>/bench_all/<name>/<fidelity>``."""
-    from duelbench.config import results_root
-
     return f"{results_root(config)}/{ROOT}/{name}/{effective_config(config)['fidelity']}"
 
 
-def plans(config: Mapping) -> dict:
+def variant(config: Mapping, experiment: str) -> Variant:
+    """``experiment``'s plan with the algorithm of ``config["bench_all"]`` added to every
+    ``algorithms`` list of its section but those the paper declares fixed
+    (``FIXED_ALGORITHM_LISTS`` of its :class:`~duelbench.experiments.experiment.Experiment`,
+    dotted keys), its outputs under :func:`folder`."""
+    name = algorithm(config)
+    return Variant(experiment=experiment, label=KEY, figures=folder(config, name), extra_algorithms=(name,),
+                   fixed_lists=tuple(getattr(declaration(experiment), "FIXED_ALGORITHM_LISTS", ())))
+
+
+def plans(config: Mapping) -> dict[str, Plan]:
     """Paper -> its plan with the benchmarked algorithm added (empty without one). Papers are the
     configured experiments with items of the paper and a regret-curve table."""
-    from .contract import bench_all_plan, configured
-
     if algorithm(config) is None:
         return {}
     out = {}
     for name in configured(config):
-        p = bench_all_plan(config, name)[0]
+        p = variant(config, name).plan(config)[0]
         if p.curves is not None and any(i.in_paper for i in p.items):
             out[name] = p
     return out
@@ -120,12 +138,6 @@ def markdown(name: str, rows: Sequence[Mapping], fidelity: str) -> str:
 
 def write_leaderboard(name: str, curves: Mapping[str, tuple[str, str]], out: Mapping[str, str], fidelity: str) -> list:
     """Write ``leaderboard.csv`` and ``leaderboard.md`` from paper -> (curve table path, kind)."""
-    import pandas as pd
-
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-
-    from .aggregate import write_table
-
     with Timer() as t:
         tables = {p: (pd.read_csv(path, dtype={"param_hash": str}), kind) for p, (path, kind) in curves.items()}
         rows = leaderboard_rows(name, tables)
@@ -139,14 +151,6 @@ def write_leaderboard(name: str, curves: Mapping[str, tuple[str, str]], out: Map
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``duelbench bench-all NAME``: run the ``bench_all`` target of this checkout's workflow."""
-    import argparse
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    from duelbench.config.files import CHECKOUT
-
     parser = argparse.ArgumentParser(
         prog="duelbench bench-all", description=__doc__.splitlines()[0],
         epilog="Baselines come from the results archive (archive/) when it holds them; outputs go to "

@@ -8,11 +8,8 @@ with the reason, evaluated as ``inconclusive`` and never filled in from a publis
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
-from duelbench.data.paths import display_path
-from duelbench.provenance.joblog import log_to
-from duelbench.provenance.sidecar import Timer, write_sidecar
 from duelbench.report.checks import CheckResult, Measurement, evaluate_registry, outcome_counts, write_checks_csv
 
 
@@ -45,27 +42,8 @@ def checks_table(ctx, evaluate: Callable[[dict], list[CheckResult]]) -> dict:
     :meth:`~duelbench.experiments.contract.StepContext.registry`), write output ``csv``
     (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check; returns the
     outcome counts (recorded in the sidecar)."""
-    return {"outcomes": outcome_counts(_evaluate_and_write(ctx, evaluate))}
-
-
-def _evaluate_and_write(ctx, evaluate: Callable[[dict], list[CheckResult]]) -> list[CheckResult]:
     results = evaluate(ctx.registry(ctx.input.registry))
     write_checks_csv(results, ctx.output.csv)
     for r in results:
         print(f"{r.check['id']}: {r.outcome} ({r.evidence[:120]})", flush=True)
-    return results
-
-
-def write_checks_step(ctx, evaluate: Callable[[dict], list[CheckResult]], inputs: Sequence[str],
-                      seeds: Mapping) -> list[CheckResult]:
-    """The body of a paper's ``checks`` step: ``evaluate`` the registry of input ``registry``
-    (as the plan scores it, :meth:`~duelbench.experiments.contract.StepContext.registry`), write
-    output ``csv`` (:func:`~duelbench.report.checks.write_checks_csv`) with one log line per check,
-    and its sidecar (``inputs`` then the registry, the settings, ``seeds``, the outcome counts).
-    Reading the tables belongs inside ``evaluate``, so that it is timed and logged with the rest."""
-    with log_to(ctx.log), Timer() as t:
-        results = _evaluate_and_write(ctx, evaluate)
-    write_sidecar(ctx.output.csv, inputs=[*inputs, display_path(ctx.input.registry)], config=ctx.settings,
-                  seeds=dict(seeds), extra={"experiment": ctx.plan.name, "outcomes": outcome_counts(results)},
-                  **t.as_kwargs())
-    return results
+    return {"outcomes": outcome_counts(results)}

@@ -1,13 +1,8 @@
-"""The experiment contract: what a paper's package declares and what the workflow builds from it.
+"""The experiment contract: what a paper declares and what the workflow builds from it.
 
-A paper is a package ``duelbench.experiments.<paper>`` whose ``__init__`` defines
-
-``NAME``
-    the config section and target name, e.g. ``"komiyama2016"``;
-``plan(config) -> Plan``
-    everything the workflow needs, computed from the effective configuration only.
-
-A :class:`Plan` lists
+A paper is a package ``duelbench.experiments.<paper>`` whose ``EXPERIMENT`` is an instance of a
+subclass of :class:`~duelbench.experiments.experiment.Experiment`; its ``plan(config)`` returns a
+:class:`Plan`, computed from the effective configuration only, which lists
 
 * ``shards`` — the simulation shards (:class:`~duelbench.engine.jobs.ShardSpec`), run by the
   generic ``simulate_shard`` rule or read from the results archive; ``kinds`` are the regret
@@ -15,14 +10,15 @@ A :class:`Plan` lists
 * ``samples`` — seeded instance-sample shards (:class:`SampleShard`), e.g. random sub-matrices
   drawn from a parent matrix, run by the generic ``sample_shard`` rule;
 * ``steps`` — the aggregates, tables, figures and checks: each :class:`Step` is one rule whose
-  job calls ``function(ctx)`` of the package with a :class:`StepContext`;
+  job calls its function (referenced as an object) with a :class:`StepContext`, on the
+  framework's harness (:func:`run_harnessed`);
 * ``items`` — the paper's tables and figures (:class:`Item`), each with a caption and the step
   outputs that show it.
 
 The generic rules (``workflow/rules/experiments.smk``) turn every plan into rules named
-``<paper>_<step>``, a target rule ``<paper>`` and entries of ``all``; a paper's own ``.smk`` is
-needed only for what is really its own.  Step jobs run ``workflow/scripts/step.py``, which calls
-:func:`run_step`.
+``<paper>_<step>``, a target rule ``<paper>`` and entries of ``all``. Labelled variants of a plan
+(reading variants, the bench-all plan) are :mod:`.variants`; the plans the workflow builds and
+the step jobs' entry point are :mod:`.planning`.
 """
 
 from __future__ import annotations
@@ -30,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import pkgutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,16 +38,15 @@ from duelbench.engine.jobs import ShardSpec
 from duelbench.provenance.codehash import PROVENANCE, closure_hash
 from duelbench.provenance.joblog import log_to
 from duelbench.provenance.sidecar import Timer, write_sidecar
+from duelbench.report.checks import aliased_registry, load_registry
+
+from .aggregate import load_group
 
 
 def packages() -> tuple[str, ...]:
     """The experiment packages: every sub-package of :mod:`duelbench.experiments` (adding a
     paper is adding a package), in name order."""
-    import pkgutil
-
-    from duelbench import experiments
-
-    return tuple(sorted(m.name for m in pkgutil.iter_modules(experiments.__path__) if m.ispkg))
+    return tuple(sorted(m.name for m in pkgutil.iter_modules([str(Path(__file__).parent)]) if m.ispkg))
 
 
 ITEM_KINDS = ("figure", "table", "checks")
@@ -104,13 +100,12 @@ class Step:
     ----------
     name : str
         Rule name suffix (the rule is ``<paper>_<name>``).
-    function : callable or str
+    function : callable
         The step function (a method of the paper's
         :class:`~duelbench.experiments.experiment.Experiment` or a plain function), run by
-        :func:`run_harnessed`; or, for a package not yet on the base class, ``"module:function"``
-        relative to the paper's package, which writes its own log and sidecars.
+        :func:`run_harnessed`.
     outputs : mapping of str to path
-        Every output gets a provenance sidecar ``<path>.json`` (written by the function).
+        Every output gets a provenance sidecar ``<path>.json`` (written by the harness).
     inputs : mapping of str to path or list of paths
         Files the step reads besides shards (data, registries, other steps' outputs).
     shards : bool
@@ -125,7 +120,7 @@ class Step:
     """
 
     name: str
-    function: Callable | str
+    function: Callable
     outputs: Mapping[str, str]
     inputs: Mapping[str, Any] = field(default_factory=dict)
     shards: bool = False
@@ -200,7 +195,7 @@ class Plan:
 
     def check(self) -> None:
         """Consistency of the declaration: unique step names and outputs, items that point at
-        step outputs, step functions that exist."""
+        step outputs, callable step functions, declared sample families."""
         names = [s.name for s in self.steps]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -217,7 +212,7 @@ class Plan:
         families = {s.family for s in self.samples}
         for s in self.steps:
             if not callable(s.function):
-                resolve(self.name, s.function)
+                raise ConfigError(f"{self.name}: step {s.name}'s function must be a callable, got {s.function!r}")
             for family in s.families:
                 if family not in families:
                     raise ConfigError(f"{self.name}: step {s.name} reads sample family {family!r}, "
@@ -268,66 +263,14 @@ def package(name: str):
 
 
 def declaration(name: str):
-    """What declares ``name``'s plan: the package's :class:`~duelbench.experiments.experiment.Experiment`
-    (its ``EXPERIMENT``), or the package itself while its module functions declare it."""
+    """The :class:`~duelbench.experiments.experiment.Experiment` that declares ``name`` (its
+    package's ``EXPERIMENT``)."""
     module = package(name)
-    return getattr(module, "EXPERIMENT", module)
-
-
-def resolve(experiment: str, function: str) -> Callable:
-    """The callable named ``"module:function"`` in the package of ``experiment`` (a module
-    path starting with ``duelbench.`` is absolute: a step every paper shares)."""
-    module, _, attr = function.partition(":")
-    if module.startswith("duelbench."):
-        mod = importlib.import_module(module)
-    else:
-        mod = importlib.import_module(f"{__package__}.{experiment}.{module}" if module
-                                      else f"{__package__}.{experiment}")
     try:
-        return getattr(mod, attr)
+        return module.EXPERIMENT
     except AttributeError:
-        raise ConfigError(f"{experiment}: {mod.__name__} has no function {attr!r}") from None
-
-
-def plan(config: Mapping, experiment: str, reading: str | None = None) -> Plan:
-    """The checked :class:`Plan` of ``experiment`` under ``config`` (the effective configuration).
-
-    With ``reading``, the plan of that declared reading variant
-    (:func:`duelbench.experiments.readings.reading_config`); without, the declared reading's plan,
-    which ends with the ``readings`` step when the paper declares variants (:func:`plans`).
-    """
-    from . import readings
-
-    if reading is not None:
-        return _variant(config, readings.find(config, experiment, reading))[0]
-    return plans(config, experiment)[0]
-
-
-def plans(config: Mapping, experiment: str) -> tuple[Plan, dict[str, Plan]]:
-    """(the declared reading's plan, reading id -> the plan of that reading variant), each built
-    once. The paper's package never sees the ``readings`` key: its steps depend on the declared
-    reading only; the contract appends the ``readings`` step that compares the variants."""
-    from . import readings
-
-    variants = {r.id: _variant(config, r)[0] for r in readings.declared(config, experiment)}
-    p = readings.with_readings(declaration(experiment).plan(readings.without(config, experiment)), config, variants)
-    p.check()
-    return p, variants
-
-
-def _variant(config: Mapping, reading) -> tuple[Plan, dict]:
-    """(plan, configuration) of a declared reading variant."""
-    from . import readings
-
-    cfg = readings.reading_config(config, reading)
-    p = declaration(reading.experiment).plan(cfg)
-    p.check()
-    return p, cfg
-
-
-def reading_plans(config: Mapping, experiment: str) -> dict[str, Plan]:
-    """Reading id -> the plan of that declared reading variant of ``experiment``."""
-    return plans(config, experiment)[1]
+        raise ConfigError(f"experiment package {module.__name__} defines no EXPERIMENT (an instance of a subclass "
+                          "of duelbench.experiments.experiment.Experiment)") from None
 
 
 def configured(config: Mapping) -> list[str]:
@@ -371,70 +314,16 @@ class StepContext:
 
     def registry(self, path: str) -> dict:
         """The published-number registry at ``path`` as this plan scores it (a reading variant's
-        dataset aliases applied, :func:`duelbench.experiments.readings.aliased_registry`)."""
-        from duelbench.report.checks import load_registry
-
-        from .readings import aliased_registry
-
+        dataset aliases applied, :func:`duelbench.report.checks.aliased_registry`)."""
         return aliased_registry(load_registry(path), self.aliases)
 
     def load(self, specs: Sequence[ShardSpec]):
         """The runs of one job's shards (in run order), from the archive when it holds them."""
-        from .aggregate import load_group
-
         return load_group(specs, kinds=self.plan.kinds)
 
 
-def _files(named: Mapping[str, Any] | Iterable) -> Files:
+def named_files(named: Mapping[str, Any] | Iterable) -> Files:
     return Files({k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in dict(named).items()})
-
-
-def bench_all_plan(config: Mapping, experiment: str) -> tuple[Plan, dict]:
-    """(plan, configuration) of ``experiment`` with the algorithm of ``config["bench_all"]``
-    added to every ``algorithms`` list of its section but those the package declares fixed
-    (``FIXED_ALGORITHM_LISTS``, dotted keys) (:mod:`duelbench.experiments.bench_all`)."""
-    from . import bench_all
-    from .readings import variant_config
-
-    name = bench_all.algorithm(config)
-    module = declaration(experiment)
-    cfg = variant_config(config, experiment, figures=bench_all.folder(config, name), extra_algorithms=[name],
-                         fixed_lists=getattr(module, "FIXED_ALGORITHM_LISTS", ()))
-    p = module.plan(cfg)
-    p.check()
-    return p, cfg
-
-
-def run_step(experiment: str, step: str, config: Mapping, inputs: Mapping, outputs: Mapping,
-             log: str | None = None, reading: str | None = None, bench_all: bool = False) -> None:
-    """Run ``step`` of ``experiment`` (of its reading variant ``reading``, or of its bench-all
-    plan): re-plan from ``config`` and call the step's function."""
-    from . import readings
-
-    aliases: Mapping = {}
-    if bench_all:
-        p, cfg = bench_all_plan(config, experiment)
-    elif reading:
-        r = readings.find(config, experiment, reading)
-        (p, cfg), aliases = _variant(config, r), r.aliases
-    else:
-        p, cfg = plan(config, experiment), dict(config)
-    s = p.step(step)
-    missing = sorted(set(s.outputs) - set(outputs))
-    if missing:
-        raise ConfigError(f"{experiment}_{step}: outputs {missing} were not passed by the rule")
-    ctx = StepContext(plan=p, config=cfg, step=s, input=_files(inputs), output=_files(outputs), log=log,
-                      aliases=dict(aliases))
-    execute(experiment, ctx)
-
-
-def execute(experiment: str, ctx: StepContext) -> None:
-    """Run the function of ``ctx.step``: on the framework's harness (:func:`run_harnessed`), or,
-    named ``"module:function"`` by a package not yet on the base class, as it is."""
-    if callable(ctx.step.function):
-        run_harnessed(ctx.step.function, ctx)
-    else:
-        resolve(experiment, ctx.step.function)(ctx)
 
 
 def _input_files(named: Mapping[str, Any]) -> list[str]:

@@ -36,12 +36,19 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+import pandas as pd
+
+from duelbench.algorithms.registry import source_hash
 from duelbench.archive.sources import OFF
 from duelbench.archive.store import VALID
-from duelbench.provenance.sidecar import code_mismatches, read_sidecar
+from duelbench.config.files import CHECKOUT, checkout_config, DEFAULT_CONFIG
+from duelbench.engine.shard_sources import ShardSources
+from duelbench.provenance.codehash import lock_hash
+from duelbench.provenance.sidecar import atomic_write_text, code_mismatches, read_sidecar
 
-from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
-from .contract import configured, plans
+from .contract import configured
+from .planning import plans
+from .samples import function_code_hash, SampleSources
 
 COLUMNS = ["reading", "kind", "panel", "algorithm", "horizon", "shards", "timed", "cpu_s", "cpu_h", "todo",
            "todo_cpu_h"]
@@ -61,8 +68,6 @@ def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | No
 
 def _timed(shards, roots: Sequence[str], code: str, code_field: str) -> list[float | None]:
     """CPU seconds of each shard (None if untimed): the first root with a sidecar of ``code`` counts."""
-    from duelbench.provenance.codehash import lock_hash
-
     lock, out = lock_hash(), []
     for shard in shards:
         cpu = None
@@ -90,11 +95,6 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
               archive: str | os.PathLike | None = None) -> list[dict]:
     """One row per (reading, group) of ``experiment``'s planned shards (see the module doc);
     ``archive``: the results archive folder (None: no archive, every untimed shard is to do)."""
-    from duelbench.algorithms.registry import source_hash
-    from duelbench.engine.shard_sources import ShardSources
-
-    from .samples import SampleSources, function_code_hash
-
     if experiment not in configured(config):
         raise LookupError(f"no experiment {experiment!r} in the configuration "
                           f"(configured: {', '.join(configured(config))})")
@@ -177,10 +177,6 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"{sum(t['todo_cpu_h'] for t in totals):.3f} CPU-h, at {config['fidelity']} fidelity, extrapolated from "
           "the timed shards" + (f"; {untimed} groups without a timed shard are not counted" if untimed else ""))
     if args.csv:
-        import pandas as pd
-
-        from duelbench.provenance.sidecar import atomic_write_text
-
         atomic_write_text(args.csv, pd.DataFrame(rows, columns=COLUMNS).to_csv(index=False))
     return 0
 

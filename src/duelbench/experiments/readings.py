@@ -16,7 +16,7 @@ section lists them under ``readings``, in a commit before they run::
         cost: "0.1 CPU-h at paper fidelity"     # the declared estimate
 
 A reading variant is the paper's own plan built from a modified configuration
-(:func:`reading_config`): ``overrides`` are applied after the active fidelity's overrides;
+(:meth:`Reading.variant`, a :class:`~duelbench.experiments.variants.Variant`): ``overrides`` are applied after the active fidelity's overrides;
 ``algorithm_params`` are merged into every configured entry of the named algorithms (in any
 ``algorithms`` or ``variants`` list of the section); its tables and figures go to
 ``<figures root>/readings/<id>/<paper>/``. Simulation and sample shards are keyed by what they
@@ -32,27 +32,24 @@ directions, in ``readings.csv`` and ``readings.md``. The status stays on the dec
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from duelbench.config import (
-    ConfigError,
-    deep_merge,
-    effective_config,
-    experiment_settings,
-    fidelity_settings,
-    figures_root,
-)
+import pandas as pd
 
-#: Config key of a paper section that lists its reading variants.
-KEY = "readings"
+from duelbench.config import ConfigError, effective_config, figures_root
+from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.checks import load_registry, read_csv_rows
+
+from .aggregate import write_table as write_csv
+from .contract import Item, Plan, Step, StepContext
+from .variants import READINGS_KEY as KEY
+from .variants import Variant
+
 #: Keys of a reading declaration.
 FIELDS = ("id", "items", "reading", "declared", "overrides", "algorithm_params", "aliases", "fidelities", "cost")
-#: Lists of algorithm entries inside a paper section that ``algorithm_params`` rewrites.
-ALGORITHM_LISTS = ("algorithms", "variants")
 #: Columns of ``readings.csv``.
 COLUMNS = ["reading", "item", "claim_id", "description", "declared_outcome", "declared_reproduced",
            "variant_outcome", "variant_reproduced", "flip", "variant_evidence"]
@@ -72,6 +69,15 @@ class Reading:
     aliases: dict = field(default_factory=dict, hash=False, compare=False)
     fidelities: dict = field(default_factory=dict, hash=False, compare=False)
     cost: str = ""
+
+    def variant(self, config: Mapping) -> Variant:
+        """This reading as a variant of its paper's plan under ``config``: the active fidelity's
+        ``overrides`` (``fidelities``) or the reading's own, its algorithm parameters and aliases;
+        tables and figures under ``<figures root>/readings/<id>``."""
+        per_fidelity = self.fidelities.get(effective_config(config)["fidelity"]) or {}
+        return Variant(experiment=self.experiment, label=self.id, figures=f"{figures_root(config)}/{KEY}/{self.id}",
+                       overrides=per_fidelity.get("overrides", self.overrides),
+                       algorithm_params=self.algorithm_params, aliases=self.aliases)
 
 
 def declared(config: Mapping, experiment: str) -> list[Reading]:
@@ -122,83 +128,9 @@ def find(config: Mapping, experiment: str, reading_id: str) -> Reading:
     raise ConfigError(f"{experiment}.{KEY}: no reading {reading_id!r}")
 
 
-def _with_params(entries: Sequence, params: Mapping[str, Mapping]) -> list:
-    """Algorithm entries (names or mappings) with ``params`` merged into the named algorithms."""
-    out = []
-    for entry in entries:
-        e = {"name": entry} if isinstance(entry, str) else dict(entry)
-        if e.get("name") in params:
-            e["params"] = {**(e.get("params") or {}), **params[e["name"]]}
-        out.append(e)
-    return out
-
-
-def _rewrite_algorithms(section, params: Mapping[str, Mapping], extra: Sequence[str] = (),
-                        fixed: Sequence[str] = (), path: str = ""):
-    """A copy of ``section`` with every algorithm list rewritten by :func:`_with_params`, and
-    the algorithms ``extra`` appended to every ``algorithms`` list that lacks them, except the
-    lists whose dotted keys are in ``fixed`` (lists a paper restricts, e.g. to batched algorithms)."""
-    if not isinstance(section, Mapping):
-        return copy.deepcopy(section)
-    out = {}
-    for k, v in section.items():
-        where = f"{path}.{k}" if path else str(k)
-        if k in ALGORITHM_LISTS and isinstance(v, list):
-            v = _with_params(v, params)
-            if k == "algorithms" and where not in fixed:
-                v += [{"name": a} for a in extra if a not in {e["name"] for e in v}]
-            out[k] = v
-        else:
-            out[k] = _rewrite_algorithms(v, params, extra, fixed, where)
-    return out
-
-
-def variant_config(config: Mapping, experiment: str, *, figures: str, overrides: Mapping | None = None,
-                   algorithm_params: Mapping[str, Mapping] | None = None, extra_algorithms: Sequence[str] = (),
-                   fixed_lists: Sequence[str] = ()) -> dict:
-    """The configuration whose plan is a labelled variant of ``experiment``'s plan.
-
-    The active fidelity's block gets ``overrides`` (after its own), the experiment section's
-    algorithm entries get ``algorithm_params`` and ``extra_algorithms`` (not the lists
-    ``fixed_lists``; see :func:`_rewrite_algorithms`), and the tables and figures go to ``figures``; the variant
-    declares no readings of its own.
-    """
-    out = copy.deepcopy(dict(config))
-    fid = effective_config(config)["fidelity"]
-    block = fidelity_settings(config)
-    section = deep_merge(experiment_settings(config, experiment), overrides or {})
-    section = _rewrite_algorithms(section, algorithm_params or {}, extra_algorithms, fixed_lists)
-    section.pop(KEY, None)
-    block["overrides"] = {**(block.get("overrides") or {}), experiment: section}
-    block["figures"] = figures
-    out.setdefault("fidelities", {})[fid] = block
-    out[experiment] = {k: v for k, v in out[experiment].items() if k != KEY}
-    return out
-
-
 def reading_config(config: Mapping, reading: Reading) -> dict:
-    """The configuration whose plan is ``reading``'s variant of its paper (:func:`variant_config`;
-    tables and figures under ``<figures root>/readings/<id>``)."""
-    fid = effective_config(config)["fidelity"]
-    per_fidelity = reading.fidelities.get(fid) or {}
-    return variant_config(config, reading.experiment, figures=f"{figures_root(config)}/{KEY}/{reading.id}",
-                          overrides=per_fidelity.get("overrides", reading.overrides),
-                          algorithm_params=reading.algorithm_params)
-
-
-def aliased_registry(registry: Mapping, aliases: Mapping[str, str]) -> dict:
-    """``registry`` with each dataset of ``aliases`` renamed inside the check statistics
-    (``order:<dataset>:a:b`` and the like), so a variant scores the same checks on another
-    instance."""
-    if not aliases:
-        return dict(registry)
-    out = dict(registry)
-    checks = []
-    for c in registry.get("checks", []):
-        parts = str(c.get("statistic", "")).split(":")
-        checks.append({**c, "statistic": ":".join(aliases.get(p, p) for p in parts)})
-    out["checks"] = checks
-    return out
+    """The configuration whose plan is ``reading``'s variant of its paper (:meth:`Reading.variant`)."""
+    return reading.variant(config).config(config)
 
 
 # --------------------------------------------------------------------------------------------
@@ -213,10 +145,8 @@ def checks_path(plan) -> str:
     return paths[0]
 
 
-def with_readings(plan, config: Mapping, variant_plans: Mapping[str, object]):
+def with_readings(plan: Plan, config: Mapping, variant_plans: Mapping[str, Plan]) -> Plan:
     """``plan`` plus the ``readings`` step and item (when the paper declares readings)."""
-    from .contract import Item, Step
-
     readings = declared(config, plan.name)
     if not readings:
         return plan
@@ -228,7 +158,7 @@ def with_readings(plan, config: Mapping, variant_plans: Mapping[str, object]):
     if registry is None:
         raise ConfigError(f"{plan.name}: the checks step must read its registry (input 'registry')")
     inputs["registry"] = registry
-    step = Step("readings", "duelbench.experiments.readings:write_table", inputs=inputs, outputs=out,
+    step = Step("readings", write_table, inputs=inputs, outputs=out,
                 settings={"readings": [dataclasses.asdict(r) for r in readings]},
                 message=f"{plan.name}: every check of the scored items under each reading variant")
     lines = [f"{r.id}: {r.reading} (declared: {r.declared}; items {', '.join(r.items)}"
@@ -242,8 +172,6 @@ def with_readings(plan, config: Mapping, variant_plans: Mapping[str, object]):
 
 
 def _rows(path: str) -> dict[str, dict]:
-    from duelbench.report.checks import read_csv_rows
-
     return {r["claim_id"]: r for r in read_csv_rows(path)}
 
 
@@ -301,26 +229,15 @@ def _num(text) -> str:
         return str(text) if text not in (None, "") else "-"
 
 
-def write_table(ctx) -> None:
-    """Step ``readings``: ``readings.csv`` and ``readings.md`` (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-    from duelbench.report.checks import load_registry
-
-    from duelbench.provenance.joblog import log_to
-    from .aggregate import write_table as write_csv
-
-    import pandas as pd
-
+def write_table(ctx: StepContext) -> dict:
+    """Step ``readings``: ``readings.csv`` and ``readings.md``."""
     readings = ctx.step.settings["readings"]
     i = ctx.input
-    with log_to(ctx.log), Timer() as t:
-        registry = load_registry(i.registry)
-        rows = table_rows(readings, registry, _rows(i.declared), {r["id"]: _rows(i[f"reading_{r['id']}"]) for r in readings})
-        write_csv(pd.DataFrame(rows, columns=COLUMNS), ctx.output.csv)
-        atomic_write_text(ctx.output.md, markdown(ctx.plan.name, readings, rows, ctx.settings.get("fidelity", "?")))
-        for r in readings:
-            n = sum(1 for x in rows if x["reading"] == r["id"] and x["flip"])
-            print(f"{r['id']}: {n} flips", flush=True)
-    for path in (ctx.output.csv, ctx.output.md):
-        write_sidecar(path, inputs=list(i.values()), config={"readings": readings},
-                      extra={"experiment": ctx.plan.name, "output": "readings"}, **t.as_kwargs())
+    registry = load_registry(i.registry)
+    rows = table_rows(readings, registry, _rows(i.declared), {r["id"]: _rows(i[f"reading_{r['id']}"]) for r in readings})
+    write_csv(pd.DataFrame(rows, columns=COLUMNS), ctx.output.csv)
+    atomic_write_text(ctx.output.md, markdown(ctx.plan.name, readings, rows, ctx.settings.get("fidelity", "?")))
+    for r in readings:
+        n = sum(1 for x in rows if x["reading"] == r["id"] and x["flip"])
+        print(f"{r['id']}: {n} flips", flush=True)
+    return {"output": "readings"}

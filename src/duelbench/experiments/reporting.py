@@ -21,7 +21,8 @@ from duelbench.provenance.sidecar import Timer, write_sidecar
 from duelbench.report import markdown, status
 from duelbench.report.checks import load_registry
 
-from .contract import configured, plan
+from .contract import configured
+from .planning import plan
 
 
 def configured_items(config: Mapping) -> dict[str, list]:

@@ -23,8 +23,10 @@ a shard from the archive when its entry is valid for this code, else from its re
 from __future__ import annotations
 
 import functools
+import importlib
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -40,7 +42,7 @@ from duelbench.provenance.sidecar import atomic_write, code_mismatches, file_sha
 
 from duelbench.config import ConfigError
 from duelbench.provenance.joblog import log_to
-from .contract import SampleShard, resolve
+from .contract import SampleShard
 from .job_identity import layout_of
 
 KIND = "samples"
@@ -77,10 +79,19 @@ def plan_samples(*, experiment: str, family: str, function: Callable | str, job:
             for a in range(0, n, per_shard)]
 
 
-def _module_file(experiment: str, function: str) -> str:
-    import sys
+def sample_function(experiment: str, reference: str) -> Callable:
+    """The family function named ``reference`` (``"module:function"`` relative to the paper's
+    package, :func:`function_reference`): what a shard's job runs."""
+    module, _, name = reference.partition(":")
+    mod = importlib.import_module(f"{__package__}.{experiment}.{module}")
+    try:
+        return getattr(mod, name)
+    except AttributeError:
+        raise ConfigError(f"{experiment}: {mod.__name__} has no sample function {name!r}") from None
 
-    return sys.modules[resolve(experiment, function).__module__].__file__
+
+def _module_file(experiment: str, function: str) -> str:
+    return sys.modules[sample_function(experiment, function).__module__].__file__
 
 
 @functools.lru_cache(maxsize=None)
@@ -106,7 +117,7 @@ def entry_path(shard: SampleShard) -> str:
 
 def compute(shard: SampleShard) -> dict[str, np.ndarray]:
     """Run the family's function on samples ``[a, b)``; checks the returned columns."""
-    arrays = resolve(shard.experiment, shard.function)(shard.job, shard.a, shard.b)
+    arrays = sample_function(shard.experiment, shard.function)(shard.job, shard.a, shard.b)
     n = shard.b - shard.a
     out = {}
     for name, values in arrays.items():

@@ -245,20 +245,9 @@ def build_record(
     }
 
 
-def write_sidecar(
-    output_path: str | os.PathLike,
-    *,
-    inputs: Iterable[str | os.PathLike] = (),
-    config: Any = None,
-    seeds: Any = None,
-    extra: Mapping[str, Any] | None = None,
-    wall_time: float | None = None,
-    cpu_time: float | None = None,
-    started: str | None = None,
-    hash_inputs: bool = True,
-    run_info: Mapping[str, Any] | None = None,
-) -> str:
-    """Write the provenance sidecar of ``output_path`` atomically and return its path.
+def write_sidecar(output_path: str | os.PathLike, **fields: Any) -> str:
+    """Write the provenance sidecar of ``output_path`` atomically and return its path; ``fields``
+    are the keyword arguments of :func:`build_record`.
 
     Parameters
     ----------
@@ -274,10 +263,7 @@ def write_sidecar(
     run_info : further time- or host-dependent fields (throughput, cache folder, …), stored
         under ``run.info``.
     """
-    record = build_record(
-        output_path, inputs=inputs, config=config, seeds=seeds, extra=extra, wall_time=wall_time,
-        cpu_time=cpu_time, started=started, hash_inputs=hash_inputs, run_info=run_info,
-    )
+    record = build_record(output_path, **fields)
     path = sidecar_path(output_path)
     atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True, allow_nan=False) + "\n")
     return path

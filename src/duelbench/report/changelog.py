@@ -18,7 +18,10 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from duelbench.provenance.sidecar import atomic_write, atomic_write_text, Timer, write_sidecar
+
 from .checks import read_csv_rows
+from .markdown import _table
 from .verdict import sig
 
 BLESSED = os.path.join("data", "verdicts", "blessed.csv")
@@ -91,8 +94,6 @@ def changelog_rows(blessed: Sequence[Mapping], current: Sequence[Mapping]) -> li
 
 
 def markdown(rows: Sequence[Mapping], version: str, fidelity: str = "paper") -> str:
-    from .markdown import _table
-
     if fidelity != "paper":
         return (f"# Verdict changelog since version {version}\n\nThis build is at fidelity `{fidelity}`; blessed "
                 "verdicts are those of the paper-fidelity build, so nothing is compared here.\n")
@@ -107,8 +108,6 @@ def write_changelog(figures: str, out_csv: str, out_md: str, blessed_path: str =
                     checks: Sequence[str] | None = None) -> list[dict]:
     """Write the changelog CSV and Markdown (atomically, each with its provenance sidecar);
     returns the rows."""
-    from duelbench.provenance.sidecar import Timer, atomic_write, atomic_write_text, write_sidecar
-
     with Timer() as t:
         blessed = read_csv_rows(blessed_path)
         version = blessed[0]["version"] if blessed else "(none)"
@@ -132,8 +131,6 @@ def write_changelog(figures: str, out_csv: str, out_md: str, blessed_path: str =
 
 def bless(figures: str, version: str, out: str = BLESSED) -> int:
     """Record the current verdicts as those of ``version``; returns the number of claims."""
-    from duelbench.provenance.sidecar import atomic_write
-
     rows = [{"version": version, **{k: v for k, v in r.items() if k != "fidelity"}} for r in current_rows(figures)]
 
     def write(fh):

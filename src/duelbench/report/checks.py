@@ -267,6 +267,21 @@ def load_registry(path) -> dict:
     return doc
 
 
+def aliased_registry(registry: Mapping, aliases: Mapping[str, str]) -> dict:
+    """``registry`` with each dataset of ``aliases`` renamed inside the check statistics
+    (``order:<dataset>:a:b`` and the like), so a variant scores the same checks on another
+    instance."""
+    if not aliases:
+        return dict(registry)
+    out = dict(registry)
+    checks = []
+    for c in registry.get("checks", []):
+        parts = str(c.get("statistic", "")).split(":")
+        checks.append({**c, "statistic": ":".join(aliases.get(p, p) for p in parts)})
+    out["checks"] = checks
+    return out
+
+
 def is_asserted(gate: str, fidelity: str) -> bool:
     """``quick`` checks are asserted at every fidelity but smoke, ``full`` only at paper fidelity."""
     if gate == "quick":

@@ -18,9 +18,15 @@ the committed paper-fidelity ones after one paper was rebuilt.
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 
-from .checks import OUTCOMES, STATUS_COLUMNS, CheckResult, read_csv_rows, status_rows, write_status_csv
+from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import file_sha256, read_sidecar, Timer, write_sidecar
+
+from .checks import CheckResult, OUTCOMES, read_csv_rows, STATUS_COLUMNS, status_rows, write_status_csv
+from .claim_rows import measured
+from .verdict import sig
 
 __all__ = ["read_checks_csv", "item_notes", "status_table", "write_replication_status", "up_to_date"]
 
@@ -61,8 +67,6 @@ def _short(text: str, n: int = _NOTE_EVIDENCE) -> str:
 
 def _measured(r: CheckResult) -> str:
     """The estimate and its interval, 3 significant digits, for a person to read."""
-    from .claim_rows import measured
-
     c = r.check
     row = {"estimate": r.value or "", "ci_low": c.get("ci", ("", ""))[0], "ci_high": c.get("ci", ("", ""))[1],
            "region": c.get("region_label", "")}
@@ -73,8 +77,6 @@ def _measured(r: CheckResult) -> str:
 def item_notes(results: Sequence[CheckResult], fidelity: str | None = None) -> dict[str, str]:
     """A note per item with failed or inconclusive published checks (item -> text), on the
     adjusted verdicts: each check with its estimate, 95 % interval and the claim's region."""
-    from .verdict import sig
-
     failed: dict[str, list[str]] = {}
     open_: dict[str, list[str]] = {}
     for r in results:
@@ -154,10 +156,6 @@ def checks_fidelity(checks_paths: Sequence[str]) -> str | None:
 def write_replication_status(checks_paths: Sequence[str], out_path: str, fidelity: str | None = None,
                              log: str | None = None, items: Mapping[str, Sequence] | None = None) -> list[dict]:
     """Write ``replication_status.csv`` (+ provenance sidecar) from the papers' ``checks.csv``."""
-    from duelbench.provenance.joblog import log_to
-
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
     paths = sorted(os.fspath(p) for p in checks_paths)
     fidelity = fidelity or checks_fidelity(paths)
     with log_to(log), Timer() as t:
@@ -179,10 +177,6 @@ def up_to_date(paths: Sequence[str], out: str, fidelity: str | None, items=None)
     """Whether ``out`` already holds the table of ``paths`` and its sidecar names their current
     bytes as its inputs: then nothing is rewritten, so a committed table and its provenance stay
     untouched.  A rebuilt checks.csv with the same statuses still gets a new sidecar."""
-    import tempfile
-
-    from duelbench.provenance.sidecar import file_sha256, read_sidecar
-
     if not (os.path.isfile(out) and os.path.isfile(out + ".json")):
         return False
     try:

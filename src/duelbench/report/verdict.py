@@ -81,6 +81,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import stats
 
 #: Two-sided level of every interval.
 LEVEL = 0.95
@@ -172,7 +173,6 @@ def machine_number(x) -> str:
 class Region:
     """The values of a statistic for which a claim holds: ``lower < x < upper`` (closed ends
     where ``closed``); ``truth`` for a truth-valued claim."""
-
     lower: float = -math.inf
     upper: float = math.inf
     label: str = ""
@@ -234,15 +234,11 @@ def parse_region(spec, where: str = "region") -> Region:
 # estimates
 # --------------------------------------------------------------------------------------------
 def _t_quantile(q: float, df: float | None) -> float:
-    from scipy import stats
-
     return float(stats.norm.ppf(q) if df is None or not math.isfinite(df) else stats.t.ppf(q, df))
 
 
 def _t_sf(z: float, df: float | None) -> float:
     """P(T >= z)."""
-    from scipy import stats
-
     return float(stats.norm.sf(z) if df is None or not math.isfinite(df) else stats.t.sf(z, df))
 
 
@@ -254,7 +250,6 @@ class Estimate:
     ``linear``), ``"bootstrap"`` (sorted ``replicates``) or ``"binomial"`` (``successes``,
     ``trials``).  ``runs`` is the number of runs per compared curve (for :func:`runs_to_decide`).
     """
-
     value: float
     lower: float
     upper: float
@@ -287,8 +282,6 @@ class Estimate:
             r = self.replicates
             return float((np.count_nonzero(r >= b) + 1) / (r.size + 1))
         if self.law == "binomial":
-            from scipy import stats
-
             # exact: P(X <= k | p = b)
             return 1.0 if b <= 0 else 0.0 if b > 1 else float(stats.binom.cdf(self.successes, self.trials, b))
         raise ContractError(f"unknown law {self.law!r}")
@@ -309,8 +302,6 @@ class Estimate:
             r = self.replicates
             return float((np.count_nonzero(r <= b) + 1) / (r.size + 1))
         if self.law == "binomial":
-            from scipy import stats
-
             return 1.0 if b >= 1 else 0.0 if b < 0 else float(stats.binom.sf(self.successes - 1, self.trials, b))
         raise ContractError(f"unknown law {self.law!r}")
 
@@ -396,8 +387,6 @@ def mean_difference(a, b, paired: bool = False) -> Estimate:
 
 def proportion(successes: int, trials: int) -> Estimate:
     """``successes/trials`` with the Clopper–Pearson interval."""
-    from scipy import stats
-
     k, n = int(successes), int(trials)
     if n <= 0 or not 0 <= k <= n:
         raise ContractError(f"proportion needs 0 <= successes <= trials > 0, got {k} of {n}")
@@ -486,7 +475,6 @@ def estimate(estimator: str, m, where: str = "check") -> Estimate:
 @dataclass
 class Decision:
     """The verdict of one estimate (or of combined components) against a region."""
-
     verdict: str
     estimate: Estimate
     p_pass: float
@@ -513,8 +501,6 @@ MAX_RUNS_TO_DECIDE = 10**9
 def _binomial_decides(n: int, p: float, region: Region) -> float:
     """P over X ~ Bin(n, p) that the Clopper–Pearson interval of X/n decides the region (lies
     inside or outside it); X ranges over the binomial's bulk (beyond 12 s.d. the mass is < 1e-30)."""
-    from scipy import stats
-
     sd = math.sqrt(n * p * (1 - p))
     x = np.arange(max(0, math.floor(n * p - 12 * sd - 2)), min(n, math.ceil(n * p + 12 * sd + 2)) + 1)
     lo = np.where(x == 0, 0.0, stats.beta.ppf(ALPHA_ONE_SIDED, np.maximum(x, 1), n - x + 1))

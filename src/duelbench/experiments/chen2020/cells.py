@@ -11,10 +11,14 @@ sample function).  :func:`cells` lists them; :func:`plan_cells` turns them into 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from duelbench.config import ConfigError
+
+from ..samples import plan_samples
+from .lemma9 import run_case
+from .runs import run_cell
 
 #: Studies in report order (X0 and X8 have no sample families).
 STUDIES = ("pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "car_cond", "parallel")
@@ -23,13 +27,12 @@ STUDIES = ("pac", "hardness", "epochs", "lower_bounds", "oracles", "lemma9", "ca
 @dataclass(frozen=True)
 class Cell:
     """One sample family: ``study``, a name unique within it, the job, the number of runs and the
-    sample function (``"module:function"`` of the package)."""
-
+    sample function (a run, :func:`.runs.run_cell`, or a Lemma 9 case, :func:`.lemma9.run_case`)."""
     study: str
     name: str
     job: dict
     runs: int
-    function: str = "runs:run_cell"
+    function: Callable = run_cell
 
     @property
     def family(self) -> str:
@@ -144,7 +147,7 @@ def cells(s: Mapping) -> list[Cell]:
             n, ell = (int(v) for v in c["size"])
             job = {"study": "lemma9", "algorithm": "lemma9", "n": n, "ell": ell,
                    "eps": [float(e) for e in c["eps"]], "seed": int(s["seed"])}
-            out.append(Cell("lemma9", f"k{n}{ell}", job, int(c["cases"]), function="lemma9:run_case"))
+            out.append(Cell("lemma9", f"k{n}{ell}", job, int(c["cases"]), function=run_case))
     if "car_cond" in s:
         c = s["car_cond"]
         for name in c["instances"]:
@@ -182,8 +185,6 @@ def cells(s: Mapping) -> list[Cell]:
 
 def plan_cells(s: Mapping) -> list:
     """The sample shards of every cell (:func:`duelbench.experiments.samples.plan_samples`)."""
-    from ..samples import plan_samples
-
     out = []
     for c in cells(s):
         out += plan_samples(experiment="chen2020", family=c.family, function=c.function, job=c.job, n=c.runs,

@@ -70,6 +70,8 @@ Bootstrap replicates use the paper's declared ``seed`` and the statistic's name 
 from __future__ import annotations
 
 import math
+import os
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -77,8 +79,15 @@ import numpy as np
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
 
-from ..claims import Missing, evaluate_with_reasons, write_checks_step
-from ..komiyama2016.tables import read_rows, to_float
+from ..claims import checks_table, evaluate_with_reasons, Missing
+from ..contract import StepContext
+from ..fits import ols_slope
+from ..tables import read_rows, to_float
+from .cells import _fmt, STUDIES
+from .fits import fe_slope
+from .lemma9 import eps_key
+from .runs import STEPS
+from .studies import hardness_cells, load_cells, parallel_prediction, parallel_split
 
 #: Bootstrap replicates of the censored fixed-effect fit (one MLE each; the others use the
 #: contract's default).
@@ -87,8 +96,6 @@ TOBIT_REPLICATES = 2000
 
 def dkey(delta) -> str:
     """A ``δ`` as the statistic names spell it (``0.01`` -> ``d0p01``; the cells' spelling)."""
-    from .cells import _fmt
-
     return "d" + _fmt(float(delta))
 
 
@@ -196,8 +203,6 @@ def _pac(rows, s: Mapping, loaded) -> dict:
 
 def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
     """Largest slope of mean samples on ln(1/δ) over 32 H_ε, per declared (instance, ε)."""
-    from .fits import ols_slope
-
     by_cell = {c.name: a for c, a in loaded}
     groups: dict[tuple, list] = {}
     for r in declared:
@@ -225,9 +230,6 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
 
 
 def _hardness(s: Mapping, loaded) -> dict:
-    from .fits import fe_slope
-    from .studies import hardness_cells
-
     out = {}
     per = [f"hardness:pac_slope:{i}" for i in s.get("hardness", {}).get("pac", {}).get("instances", [])]
     if not loaded:
@@ -265,8 +267,6 @@ def _hardness(s: Mapping, loaded) -> dict:
 def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
     """Within one instance: OLS slope of log mean samples on log(H_eps ln(H_eps/delta)) over its
     cells, bootstrap over runs (shown beside the fixed-effect slope)."""
-    from .fits import ols_slope
-
     out = {k: Missing("fewer than two eps for this instance at this fidelity") for k in keys}
     for g in dict.fromkeys(c[0] for c in cells):
         mine = [c for c in cells if c[0] == g]
@@ -329,8 +329,6 @@ def _lower_bounds(rows) -> dict:
 # X5, X5b
 # --------------------------------------------------------------------------------------------
 def _oracles(rows, s: Mapping, loaded) -> dict:
-    from .runs import STEPS
-
     out: dict[str, Measurement] = {}
     keys = ["oracles:max_abs_lp_minus_exhaustive", "oracles:max_fptas_minus_lp"] + [
         f"oracles:small_budget_{st}_step_error_ratio" for st in STEPS]
@@ -372,8 +370,6 @@ def _oracles(rows, s: Mapping, loaded) -> dict:
 
 
 def _lemma9(rows, loaded) -> dict:
-    from .lemma9 import eps_key
-
     keys = ("lemma9:max_error_over_eps", "lemma9:max_error_over_bound", "lemma9:error_smallest_minus_largest_eps")
     if not rows:
         return {k: Missing("no Lemma 9 study at this fidelity") for k in keys}
@@ -431,8 +427,6 @@ def _car_cond(rows, s: Mapping, loaded) -> dict:
 
 
 def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
-    from .fits import ols_slope
-
     by_cell = {c.name: a for c, a in loaded}
     used = [r for r in declared if to_float(r["capped"]) == 0 and r["cell"] in by_cell]
     if len(used) < 2:
@@ -448,8 +442,6 @@ def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
 
 
 def _parallel(rows, s: Mapping, loaded) -> dict:
-    from .studies import parallel_prediction, parallel_split
-
     keys = ("parallel:slope_difference", "parallel:slope_difference_calibration", "parallel:predicted_sign_agreement",
             "parallel:c_par", "parallel:c_cond", "parallel:error_car_parallel")
     p = s.get("parallel", {})
@@ -480,8 +472,6 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
         k = len(xp)
 
         def fn(*xs):
-            from .fits import ols_slope
-
             return ols_slope(xp, [a.mean() for a in xs[:k]]) - ols_slope(xc, [a.mean() for a in xs[k:]])
 
         return arrays, fn, len(xp), len(xc)
@@ -518,8 +508,6 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
 
 def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
     """The calibrated constants with bootstrap replicates over the calibration runs."""
-    from .fits import ols_slope
-
     out = {}
     for alg, key, idx in (("car_parallel", "parallel:c_par", 0), ("car_cond", "parallel:c_cond", 1)):
         layout, arrays = [], []
@@ -546,8 +534,6 @@ def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
 def why_missing(stat: str) -> str:
     """The reason a registry statistic has no measurement: a ``δ`` (or study) the active fidelity
     does not configure, or a name the package does not compute."""
-    import re
-
     if re.search(r":d[0-9][0-9pem]*$", stat):
         return f"statistic {stat!r}: its delta is not configured at this fidelity"
     if stat.startswith("parallel:slope_difference"):
@@ -562,13 +548,8 @@ TABLES = ("toy", "instances", "pac", "epochs", "lower_bounds", "oracles", "lemma
           "parallel", "parallel_fits")
 
 
-def write_checks(ctx) -> None:
-    """Step ``checks``: ``checks.csv`` (+ sidecar) from the studies' tables and runs."""
-    import os
-
-    from .cells import STUDIES
-    from .studies import load_cells
-
+def write_checks(ctx: StepContext) -> dict:
+    """Step ``checks``: ``checks.csv`` from the studies' tables and runs."""
     paths = {os.path.splitext(os.path.basename(p))[0]: p for p in ctx.input.tables}
     loaded = {study: load_cells(ctx, study) for study in STUDIES if study in ctx.settings}
 
@@ -578,4 +559,4 @@ def write_checks(ctx) -> None:
         return evaluate_with_reasons(registry, lambda stat: ms.get(stat, Missing(why_missing(stat))),
                                      ctx.settings["fidelity"])
 
-    write_checks_step(ctx, evaluate, inputs=list(ctx.input.tables), seeds={"seed": int(ctx.settings["seed"])})
+    return checks_table(ctx, evaluate)

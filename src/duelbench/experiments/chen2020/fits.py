@@ -15,10 +15,10 @@ Decisions
   without censored runs it is OLS.  A group whose runs are all censored has an unidentified
   intercept and says nothing about ``b`` under F1: it is left out and reported
   (:class:`FEFit` ``censored_groups``); its cells are lower bounds only.
-* F3 - slopes of mean curves.  :func:`ols_slope` is the closed-form OLS slope of ``y`` on ``x``
-  (cell means against a cell regressor); the interval of every slope comes from bootstrap
-  replicates over runs within cells (:func:`duelbench.report.verdict.bootstrap`), the design (the
-  cells) held fixed.
+* F3 - slopes of mean curves.  :func:`duelbench.experiments.fits.ols_slope` is the closed-form
+  OLS slope of ``y`` on ``x`` (cell means against a cell regressor); the interval of every slope
+  comes from bootstrap replicates over runs within cells
+  (:func:`duelbench.report.verdict.bootstrap`), the design (the cells) held fixed.
 """
 
 from __future__ import annotations
@@ -28,22 +28,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import minimize
+from scipy.special import log_ndtr
 
-
-def ols_slope(x, y) -> float:
-    """OLS slope of ``y`` on ``x`` (NaN with fewer than two distinct ``x``)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.size < 2 or np.ptp(x) == 0:
-        return math.nan
-    xc = x - x.mean()
-    return float(xc @ (y - y.mean()) / (xc @ xc))
+from ..fits import ols_slope
 
 
 @dataclass
 class FEFit:
     """A fixed-effect slope: ``slope``, ``sigma`` (residual scale of log samples), the groups
     used and those left out because every run of theirs is censored (decision F2)."""
-
     slope: float
     sigma: float
     groups: list = field(default_factory=list)
@@ -63,9 +57,6 @@ def _design(groups: Sequence, logx: np.ndarray) -> np.ndarray:
 
 def _tobit(X: np.ndarray, y: np.ndarray, cens: np.ndarray, start: np.ndarray) -> np.ndarray:
     """Censored-normal MLE (decision F2): parameters (β, log σ)."""
-    from scipy.optimize import minimize
-    from scipy.special import log_ndtr
-
     unc = ~cens
 
     def nll(theta):

@@ -36,11 +36,20 @@ import statistics
 import time
 from collections.abc import Callable, Mapping
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
+from duelbench.cpe import families
+from duelbench.cpe.condorcet import car_cond_check, confidence_bounds
+from duelbench.cpe.exhaustive import exhaustive_value
+from duelbench.cpe.fptas import fptas_oracle
+from duelbench.cpe.matching import MatchingCounter, mwmc
+from duelbench.cpe.oracles import lp_value
+
 from ..contract import StepContext
-from .studies import PALETTE, sidecars, write_csv
+from ..plotting import save_figure
+from ..tables import write_rows
+from .studies import PALETTE
 
 COLUMNS = ["kind", "oracle", "n", "ell", "m", "K", "matchings", "seconds", "repeats", "calls", "prediction", "agrees"]
 #: Largest ``|ℳ|`` for which the exhaustive oracle is timed.
@@ -52,8 +61,6 @@ BUDGET_SECONDS = 1.0
 
 
 def _instance(n: int, ell: int, seed: int):
-    from duelbench.cpe import families
-
     inst, _ = families.seeded("linear_utility", {"n": int(n), "ell": int(ell), "s": 0.5}, int(seed), 0, None)
     return inst
 
@@ -72,8 +79,6 @@ def _repeat(fn: Callable[[], object], max_repeats: int, budget: float = BUDGET_S
 
 def borda_rows(n: int, ell: int, s: Mapping) -> list[dict]:
     """The round and the counter set-up of Algorithm 1 on one ``K_{n,ℓ}``."""
-    from duelbench.cpe.matching import MatchingCounter, mwmc
-
     inst = _instance(n, ell, s["instance_seed"])
     rounds = int(s["runtime"]["rounds"])
     rng = np.random.default_rng(np.random.SeedSequence(int(s["seed"]), spawn_key=(int(n), int(ell))))
@@ -96,18 +101,11 @@ def borda_rows(n: int, ell: int, s: Mapping) -> list[dict]:
 
 
 def _exhaustive(inst, A1, R1, A2, R2, Q, eps=0.0):
-    from duelbench.cpe.exhaustive import exhaustive_value
-
     return exhaustive_value(inst, A1, R1, A2, R2, Q, eps, limit=EXHAUSTIVE_LIMIT)
 
 
 def car_rows(n: int, ell: int, s: Mapping) -> list[dict]:
     """One CAR-Cond check per oracle on one ``K_{n,ℓ}`` (decision R1)."""
-    from duelbench.cpe.condorcet import car_cond_check, confidence_bounds
-    from duelbench.cpe.fptas import fptas_oracle
-    from duelbench.cpe.matching import MatchingCounter
-    from duelbench.cpe.oracles import lp_value
-
     inst = _instance(n, ell, s["instance_seed"])
     total = MatchingCounter(inst).total
     rng = np.random.default_rng(np.random.SeedSequence(int(s["seed"]), spawn_key=(int(n), int(ell), 1)))
@@ -133,11 +131,6 @@ def car_rows(n: int, ell: int, s: Mapping) -> list[dict]:
 
 def draw_runtime(rows, s: Mapping):
     """Seconds against ``m`` (log-log), one line per kind and oracle."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(7.5, 5.0))
     series = list(dict.fromkeys((r["kind"], r["oracle"]) for r in rows))
     for k, key in enumerate(series):
@@ -156,24 +149,18 @@ def draw_runtime(rows, s: Mapping):
     return fig
 
 
-def runtime(ctx: StepContext) -> None:
-    """Step ``runtime``: ``runtime.csv`` and its figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    from ..plotting import save_figure
-
+def runtime(ctx: StepContext) -> dict:
+    """Step ``runtime``: ``runtime.csv`` and its figure."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = []
-        for n, ell in s["runtime"]["borda_graphs"]:
-            rows += borda_rows(n, ell, s)
-        for n, ell in s["runtime"]["car_graphs"]:
-            rows += car_rows(n, ell, s)
-        for r in rows:
-            r["agrees"] = None
-            print(f"{r['kind']:20s} {r['oracle']:16s} K_{r['n']},{r['ell']}: {r['seconds']:.3g} s "
-                  f"({r['repeats']} repeats)", flush=True)
-        write_csv(ctx.output.csv, COLUMNS, rows)
-        save_figure(draw_runtime(rows, s), [ctx.output.pdf, ctx.output.png])
-    sidecars(ctx, [ctx.output.csv, ctx.output.png, ctx.output.pdf], t, {"rows": len(rows), "host_dependent": True},
-             inputs=[])
+    rows = []
+    for n, ell in s["runtime"]["borda_graphs"]:
+        rows += borda_rows(n, ell, s)
+    for n, ell in s["runtime"]["car_graphs"]:
+        rows += car_rows(n, ell, s)
+    for r in rows:
+        r["agrees"] = None
+        print(f"{r['kind']:20s} {r['oracle']:16s} K_{r['n']},{r['ell']}: {r['seconds']:.3g} s "
+              f"({r['repeats']} repeats)", flush=True)
+    write_rows(ctx.output.csv, COLUMNS, rows, empty_nan=True)
+    save_figure(draw_runtime(rows, s), [ctx.output.pdf, ctx.output.png])
+    return {"rows": len(rows), "host_dependent": True}

@@ -31,9 +31,10 @@ the runs, and decide on intervals.
 Decisions
 ---------
 * S1 - intervals.  Rates carry the two-sided Clopper-Pearson 95% interval of the statistics
-  contract (:func:`clopper_pearson`, :func:`duelbench.report.verdict.proportion`); a table's
-  ``agrees`` says whether the interval's lower end stays at or below ``δ`` (no contradiction).
-  The checks decide on the same interval (pass below ``δ``, fail above, inconclusive across).
+  contract (:func:`duelbench.experiments.fits.clopper_pearson`, the interval of
+  :func:`duelbench.report.verdict.proportion`); a table's ``agrees`` says whether the
+  interval's lower end stays at or below ``δ`` (no contradiction).  The checks decide on the
+  same interval (pass below ``δ``, fail above, inconclusive across).
 * S2 - capped runs.  A run stopped at ``max_samples`` (Borda) or ``max_rounds`` (Condorcet)
   returned nothing and its sample count is only a lower bound: it is a miss / an error, it
   counts as beyond ``q*`` in ``epochs`` and as above every explicit bound (``N1``, ``N1′``,
@@ -41,11 +42,12 @@ Decisions
 * S3 - fits.  The hardness slopes have a fixed effect per instance (PAC) or θ-draw (exact
   sampler), capped runs censored (:func:`.fits.fe_slope`); the slopes within each group are shown
   beside.  The CAR-Cond slope is OLS of ``log(mean samples)`` on ``log H4`` over cells
-  (:func:`loglog_fit`); the parallel study fits mean samples linearly on ``ln(1/δ)``
-  (:func:`linear_fit`).  Tables give point estimates; the intervals that decide the checks are
-  bootstrap intervals over runs (:mod:`.checks`).  A fit's ``agrees`` compares its point estimate
-  with the declared range (``[0.6, 1.4]`` for the PAC and CAR-Cond slopes of Theorems 1 and 4,
-  ``[1.5, 2.6]`` against ``1/s`` for Theorem 2: ``H^B ∝ 1/s²`` with logarithmic factors above).
+  (:func:`duelbench.experiments.fits.loglog_fit`); the parallel study fits mean samples linearly
+  on ``ln(1/δ)`` (:func:`duelbench.experiments.fits.ols_slope`).  Tables give point estimates;
+  the intervals that decide the checks are bootstrap intervals over runs (:mod:`.checks`).  A
+  fit's ``agrees`` compares its point estimate with the declared range (``[0.6, 1.4]`` for the
+  PAC and CAR-Cond slopes of Theorems 1 and 4, ``[1.5, 2.6]`` against ``1/s`` for Theorem 2:
+  ``H^B ∝ 1/s²`` with logarithmic factors above).
 * S4 - labels.  A cell is labelled by how its job differs from the declared readings
   (``settings["borda"]``, ``settings["car"]``): ``declared``, ``biased sampler``,
   ``radius over m``, ``self-duel X = 1/2``, ``every round``, ``FPTAS oracle`` (joined by
@@ -59,22 +61,34 @@ Decisions
 * S7 - N2 and V2.  ``N2`` (proof of Theorem 2) bounds Algorithm 5 with epochs; V2 (the exact
   sampler, no epochs) is judged on its errors and caps only; ``N2`` is reported beside.
 * S8 - missing values.  NaN (a standard error of one run, a rate over no run) is written as an
-  empty cell; infinities as ``inf``.
+  empty cell (:func:`duelbench.experiments.tables.write_rows` with ``empty_nan``); infinities as
+  ``inf``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
+from duelbench.cpe import hardness as cpe_hardness
+from duelbench.cpe.fptas import paper_budget, step_size
+
 from ..contract import StepContext
+from ..fits import clopper_pearson, loglog_fit
+from ..plotting import save_figure
+from ..samples import load_family
+from ..tables import write_rows
+from .cells import cells as planned_cells
+from .fits import fe_slope, group_slopes, ols_slope
+from .lemma9 import eps_key, lemma9_case
+from .runs import oracle_case, STEPS, truths
 
 #: Agreement tolerance of two LP values (decision S5).
 LP_TOL = 1e-7
-#: The stream of run ``i`` of a cell (reading C2), recorded in every sidecar.
+#: The stream of run ``i`` of a cell (reading C2), recorded in the sidecars of the studies' outputs.
 RUN_STREAM = "SeedSequence(seed, spawn_key=(cell key, run))"
 #: Predicted slope ranges (decision S3).
 PAC_RANGE = (0.6, 1.4)
@@ -122,50 +136,6 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 # --------------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------------
-def clopper_pearson(k: int, n: int) -> tuple[float, float]:
-    """The Clopper-Pearson interval of ``k`` successes in ``n`` trials at the level of the
-    statistics contract (:func:`duelbench.report.verdict.proportion`, 95 %); NaN for ``n = 0``."""
-    from duelbench.report.verdict import proportion
-
-    if int(n) <= 0:
-        return math.nan, math.nan
-    e = proportion(int(k), int(n))
-    return e.lower, e.upper
-
-
-def _fit(x, y) -> dict:
-    from scipy.stats import linregress
-
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    keep = np.isfinite(x) & np.isfinite(y)
-    x, y = x[keep], y[keep]
-    out = {"slope": math.nan, "se": math.nan, "intercept": math.nan, "points": int(x.size)}
-    if x.size < 2 or np.ptp(x) == 0:
-        return out
-    r = linregress(x, y)
-    out.update(slope=float(r.slope), intercept=float(r.intercept), se=float(r.stderr) if x.size > 2 else math.nan)
-    return out
-
-
-def loglog_fit(x, y) -> dict:
-    """OLS of ``log y`` on ``log x`` over the points with both positive and finite (decision S3).
-
-    Returns
-    -------
-    dict
-        ``slope``, ``se`` (its standard error; NaN below three points), ``intercept`` (of the
-        natural-log line) and ``points``.
-    """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    return _fit(np.log(x[keep]), np.log(y[keep]))
-
-
-def linear_fit(x, y) -> dict:
-    """OLS of ``y`` on ``x`` (finite points), as :func:`loglog_fit` without logarithms."""
-    return _fit(x, y)
-
-
 def _stats(x) -> dict:
     """Mean, standard error, median and quartiles of a sample (NaN where undefined)."""
     x = np.asarray(x, dtype=np.float64)
@@ -191,54 +161,15 @@ def _in_range(slope: float, low: float, high: float):
 
 
 # --------------------------------------------------------------------------------------------
-# tables, sidecars, cells
+# cells
 # --------------------------------------------------------------------------------------------
-def _py(v):
-    """A CSV-ready value: numpy scalars as Python ones, NaN as empty (decision S8)."""
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (float, np.floating)):
-        v = float(v)
-        return None if math.isnan(v) else v
-    return v
-
-
-def write_csv(path: str, columns: Sequence[str], rows: Iterable[Mapping]) -> None:
-    """Rows as CSV, atomically, floats at full precision
-    (:func:`duelbench.experiments.komiyama2016.tables.write_rows`)."""
-    from ..komiyama2016.tables import write_rows
-
-    write_rows(path, columns, [{c: _py(r.get(c)) for c in columns} for r in rows])
-
-
-def sidecars(ctx: StepContext, paths: Sequence[str], timer, extra: Mapping | None = None,
-             inputs: Sequence[str] | None = None) -> None:
-    """The provenance sidecar ``<path>.json`` of every output of the step."""
-    from duelbench.provenance.sidecar import write_sidecar
-
-    from . import NAME
-
-    s = ctx.settings
-    files = list(inputs) if inputs is not None else list(ctx.input.get("samples", []) or [])
-    seeds = {"seed": s.get("seed"), "instance_seed": s.get("instance_seed"), "stream": RUN_STREAM}
-    for path in paths:
-        write_sidecar(path, inputs=files, config=dict(ctx.step.settings), seeds=seeds,
-                      extra={"experiment": NAME, "step": ctx.step.name, **dict(extra or {})}, **timer.as_kwargs())
-
-
 def study_cells(s: Mapping, study: str) -> list:
     """The cells of one study (:func:`.cells.cells`), in cell order."""
-    from .cells import cells
-
-    return [c for c in cells(s) if c.study == study]
+    return [c for c in planned_cells(s) if c.study == study]
 
 
 def load_cells(ctx: StepContext, study: str) -> list[tuple]:
     """``(cell, columns)`` for every cell of ``study``: the cell's runs ``0 … runs − 1`` in order."""
-    from ..samples import load_family
-
     out = []
     for cell in study_cells(ctx.settings, study):
         arrays = load_family(ctx.plan.sample_family(cell.family))
@@ -294,11 +225,6 @@ def _markers(keys) -> dict:
 
 
 def _figure(nrows: int, ncols: int, size: tuple[float, float]):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     fig, axes = plt.subplots(nrows, ncols, figsize=size, squeeze=False)
     return fig, axes
 
@@ -332,10 +258,6 @@ def _slope_text(fit: Mapping) -> str:
 # --------------------------------------------------------------------------------------------
 def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per cell of study ``pac`` (columns :data:`PAC_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -345,8 +267,8 @@ def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         n = samples.size
         misses = _count(np.asarray(a["eps_optimal"]) < 0.5)
         lo, hi = clopper_pearson(misses, n)
-        H = hardness.h_eps(truth, eps)
-        N1, N1p = hardness.n1(truth, eps, delta), hardness.n1_prime(truth, eps, delta)
+        H = cpe_hardness.h_eps(truth, eps)
+        N1, N1p = cpe_hardness.n1(truth, eps, delta), cpe_hardness.n1_prime(truth, eps, delta)
         capped = np.asarray(a["capped"]) > 0.5
         above1, above1p = _count((samples > N1) | capped), _count((samples > N1p) | capped)
         lo1, lo1p = clopper_pearson(above1, n)[0], clopper_pearson(above1p, n)[0]
@@ -429,10 +351,6 @@ def draw_pac(rows: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], list[dict]]:
     """Rows per cell (:data:`HARDNESS_COLUMNS`) and the two fits (:data:`FIT_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -446,7 +364,7 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         capped = _count(np.asarray(a["capped"]) > 0.5)
         if part == "pac":
             eps = float(job["eps"])
-            H = hardness.h_eps(truth, eps)
+            H = cpe_hardness.h_eps(truth, eps)
             x = H * math.log(H / delta) if H > 0 else math.nan
             wrong = _count(np.asarray(a["eps_optimal"]) < 0.5)
             pred = ("samples proportional to H_eps ln(H_eps/delta) (Theorem 1): a point of the slope-1 fit; "
@@ -475,10 +393,6 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
     """(group, x, samples) of every cell of one part of the hardness study (:func:`.fits.fe_slope`):
     PAC cells grouped by instance with ``x = H_ε ln(H_ε/δ)``, exact-sampler cells grouped by
     θ-draw (``K_{n,ℓ}`` and draw) with ``x = 1/s``."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     out = []
     for cell, a in loaded:
         job = cell.job
@@ -487,7 +401,7 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
         spec = job["instance"]
         inst, truth, _ = truths(spec)
         if part == "pac":
-            H = hardness.h_eps(truth, float(job["eps"]))
+            H = cpe_hardness.h_eps(truth, float(job["eps"]))
             out.append((spec["name"], H * math.log(H / float(job["delta"])), np.asarray(a["samples"], dtype=np.float64)))
         else:
             out.append((f"K{inst.n},{inst.ell} draw {int(spec.get('draw', 0))}", 1.0 / float(spec["s"]),
@@ -498,8 +412,6 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
 def hardness_fits(s: Mapping, rows: Sequence[Mapping], loaded: Sequence[tuple]) -> list[dict]:
     """The fixed-effect slope of each part (:func:`.fits.fe_slope`, capped runs censored) and the
     slope within each group over its cells without a capped run (decision S3)."""
-    from .fits import fe_slope, group_slopes
-
     cap = float(s["borda"]["max_samples"])
     fits = []
     for part, regressor, (low, high), claim, by in (
@@ -580,10 +492,6 @@ def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per cell of study ``epochs`` (columns :data:`EPOCH_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -595,7 +503,7 @@ def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         exact = np.asarray(a["exact"]) > 0.5
         n = samples.size
         q = int(truth.q_star)
-        N2 = hardness.n2(truth, delta)
+        N2 = cpe_hardness.n2(truth, delta)
         beyond = _count((epochs > q) | capped)
         returned = int(n - capped.sum())
         errors = _count(~capped & ~exact)
@@ -681,28 +589,24 @@ def lower_bound_of(job: Mapping) -> dict:
     decision H7 of :mod:`duelbench.cpe.hardness`) or Theorem 6's N6 (Condorcet, γ at its supremum
     1/(2(2 + ℓ)), decision H10), with the admissible range of γ; ``bound`` is NaN when the
     instance does not meet the theorem's conditions."""
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     inst, truth, winner = truths(job["instance"])
     delta = float(job["delta"])
     if job["algorithm"] == "car_cond":
-        ct = hardness.condorcet_truth(inst)
-        rng = hardness.theorem6_gamma_range(inst, ct)
+        ct = cpe_hardness.condorcet_truth(inst)
+        rng = cpe_hardness.theorem6_gamma_range(inst, ct)
         out = ct.gaps[ct.outside]
         term = float(np.sum(np.where(np.isfinite(out), 1.0 / out**2, 0.0)))
         if rng is None:
             return {"theorem": "Theorem 6", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan, "H_B": None,
                     "condorcet_outside_term": term}
         g = rng[1] * GAMMA6_SHRINK
-        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": hardness.n6(ct, g, delta),
+        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": cpe_hardness.n6(ct, g, delta),
                 "H_B": None, "condorcet_outside_term": term}
-    rng = hardness.theorem3_gamma_range(inst)
+    rng = cpe_hardness.theorem3_gamma_range(inst)
     if rng is None:
         return {"theorem": "Theorem 3", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan,
                 "H_B": truth.hardness, "condorcet_outside_term": None}
-    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": hardness.n3(truth, rng[1], delta),
+    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": cpe_hardness.n3(truth, rng[1], delta),
             "H_B": truth.hardness, "condorcet_outside_term": None}
 
 
@@ -766,10 +670,6 @@ def _within(value: np.ndarray, opt: np.ndarray, eps: float) -> float:
 
 def oracles_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """Long format: per size, ``lp_vs_exhaustive`` and one row per FPTAS budget and step rule."""
-    from duelbench.cpe.fptas import paper_budget
-
-    from .runs import STEPS, oracle_case
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -858,10 +758,6 @@ def draw_oracles(rows: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
     """One row per (size, ε) (:data:`LEMMA9_COLUMNS`)."""
-    from duelbench.cpe.fptas import step_size
-
-    from .lemma9 import eps_key, lemma9_case
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -888,8 +784,6 @@ def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
 
 def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
     """One panel per size: every case's error against 1/sqrt(T), the bound 2lK/sqrt(T) and eps."""
-    from .lemma9 import eps_key
-
     floor = 1e-12
     fig, axes = _figure(1, max(1, len(loaded)), (6.2 * max(1, len(loaded)), 5.0))
     for ax, (cell, a) in zip(axes[0], loaded):
@@ -921,20 +815,14 @@ def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
 # X6: Theorem 4 (CAR-Cond)
 # --------------------------------------------------------------------------------------------
 def _condorcet_truth(spec: Mapping):
-    from duelbench.cpe import hardness
-
-    from .runs import truths
-
     inst, _, winner = truths(spec)
     if winner is None:
         raise ValueError(f"chen2020: instance {spec['name']!r} has no strict Condorcet winner")
-    return inst, hardness.condorcet_truth(inst)
+    return inst, cpe_hardness.condorcet_truth(inst)
 
 
 def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], list[dict]]:
     """Rows per cell (:data:`CAR_COLUMNS`) and the fit against ``H4`` (:data:`CAR_FIT_COLUMNS`)."""
-    from duelbench.cpe import hardness
-
     rows = []
     for cell, a in loaded:
         job = cell.job
@@ -943,7 +831,7 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         samples = np.asarray(a["samples"], dtype=np.float64)
         n = samples.size
         errors = n - _count(np.asarray(a["correct"]) > 0.5)
-        N4, H4 = hardness.n4(ct, delta), hardness.h4(ct, delta)
+        N4, H4 = cpe_hardness.n4(ct, delta), cpe_hardness.h4(ct, delta)
         capped = np.asarray(a["capped"]) > 0.5
         above = _count((samples > N4) | capped)
         lo_err, lo_above = clopper_pearson(errors, n)[0], clopper_pearson(above, n)[0]
@@ -1060,8 +948,6 @@ def parallel_split(s: Mapping, cell, samples) -> tuple[np.ndarray, np.ndarray]:
 def _parallel_slopes(s: Mapping, groups: Mapping, which: int) -> dict:
     """(instance, algorithm) -> OLS slope of mean samples on ln(1/δ) over the cells with runs in
     part ``which`` (0 calibration, 1 fresh), and the cells used."""
-    from .fits import ols_slope
-
     out = {}
     for key, cells in groups.items():
         pts = [(math.log(1.0 / d), float(np.mean(parts[which]))) for d, parts in cells if parts[which].size]
@@ -1193,67 +1079,60 @@ def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
     return fig
 
 
-def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=None, with_loaded=False) -> None:
+def _study_step(ctx: StepContext, study: str, table, columns, draw, fit_columns=None, with_loaded=False) -> dict:
     """The body of every study step: ``table(settings, loaded)`` gives the rows (and the fits
     when ``fit_columns``), written as ``csv`` (and ``fits``), then ``draw`` makes the figure
-    (``png``, ``pdf``); one sidecar per output."""
-    from duelbench.provenance.sidecar import Timer
-
-    from ..plotting import save_figure
-
+    (``png``, ``pdf``); returns what the sidecars record (the rows, the runs' stream)."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        loaded = load_cells(ctx, study)
-        out = table(s, loaded)
-        rows, fits = out if fit_columns else (out, None)
-        write_csv(ctx.output.csv, columns, rows)
-        files = [ctx.output.csv]
-        if fit_columns:
-            write_csv(ctx.output.fits, fit_columns, fits)
-            files.append(ctx.output.fits)
-        args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
-        save_figure(draw(*args, s), [ctx.output.pdf, ctx.output.png])
-        print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
-        for f in fits or ():
-            print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
-    sidecars(ctx, files + [ctx.output.png, ctx.output.pdf], t, {"rows": len(rows)})
+    loaded = load_cells(ctx, study)
+    out = table(s, loaded)
+    rows, fits = out if fit_columns else (out, None)
+    write_rows(ctx.output.csv, columns, rows, empty_nan=True)
+    if fit_columns:
+        write_rows(ctx.output.fits, fit_columns, fits, empty_nan=True)
+    args = (rows, fits) if fit_columns else (rows, loaded) if with_loaded else (rows,)
+    save_figure(draw(*args, s), [ctx.output.pdf, ctx.output.png])
+    print(f"{study}: {len(rows)} rows -> {ctx.output.csv}", flush=True)
+    for f in fits or ():
+        print(f"{study} fit: {_slope_text(f) if 'predicted_low' in f else f['slope']}", flush=True)
+    return {"rows": len(rows), "stream": RUN_STREAM}
 
 
-def pac(ctx: StepContext) -> None:
-    """Step ``pac``: ``pac.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "pac", pac_table, PAC_COLUMNS, draw_pac)
+def pac(ctx: StepContext) -> dict:
+    """Step ``pac``: ``pac.csv`` and its figure."""
+    return _study_step(ctx, "pac", pac_table, PAC_COLUMNS, draw_pac)
 
 
-def hardness(ctx: StepContext) -> None:
-    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "hardness", hardness_table, HARDNESS_COLUMNS, draw_hardness, FIT_COLUMNS)
+def hardness(ctx: StepContext) -> dict:
+    """Step ``hardness``: ``hardness.csv``, ``hardness_fits.csv`` and the figure."""
+    return _study_step(ctx, "hardness", hardness_table, HARDNESS_COLUMNS, draw_hardness, FIT_COLUMNS)
 
 
-def epochs(ctx: StepContext) -> None:
-    """Step ``epochs``: ``epochs.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "epochs", epochs_table, EPOCH_COLUMNS, draw_epochs, with_loaded=True)
+def epochs(ctx: StepContext) -> dict:
+    """Step ``epochs``: ``epochs.csv`` and its figure."""
+    return _study_step(ctx, "epochs", epochs_table, EPOCH_COLUMNS, draw_epochs, with_loaded=True)
 
 
-def oracles(ctx: StepContext) -> None:
-    """Step ``oracles``: ``oracles.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "oracles", oracles_table, ORACLE_COLUMNS, draw_oracles)
+def oracles(ctx: StepContext) -> dict:
+    """Step ``oracles``: ``oracles.csv`` and its figure."""
+    return _study_step(ctx, "oracles", oracles_table, ORACLE_COLUMNS, draw_oracles)
 
 
-def car_cond(ctx: StepContext) -> None:
-    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "car_cond", car_cond_table, CAR_COLUMNS, draw_car_cond, CAR_FIT_COLUMNS)
+def car_cond(ctx: StepContext) -> dict:
+    """Step ``car_cond``: ``car_cond.csv``, ``car_cond_fits.csv`` and the figure."""
+    return _study_step(ctx, "car_cond", car_cond_table, CAR_COLUMNS, draw_car_cond, CAR_FIT_COLUMNS)
 
 
-def parallel(ctx: StepContext) -> None:
-    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure (+ sidecars)."""
-    _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
+def parallel(ctx: StepContext) -> dict:
+    """Step ``parallel``: ``parallel.csv``, ``parallel_fits.csv`` and the figure."""
+    return _study_step(ctx, "parallel", parallel_table, PARALLEL_COLUMNS, draw_parallel, PARALLEL_FIT_COLUMNS)
 
 
-def lower_bounds(ctx: StepContext) -> None:
-    """Step ``lower_bounds``: ``lower_bounds.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "lower_bounds", lower_bounds_table, LOWER_BOUND_COLUMNS, draw_lower_bounds)
+def lower_bounds(ctx: StepContext) -> dict:
+    """Step ``lower_bounds``: ``lower_bounds.csv`` and its figure."""
+    return _study_step(ctx, "lower_bounds", lower_bounds_table, LOWER_BOUND_COLUMNS, draw_lower_bounds)
 
 
-def lemma9(ctx: StepContext) -> None:
-    """Step ``lemma9``: ``lemma9.csv`` and its figure (+ sidecars)."""
-    _study_step(ctx, "lemma9", lemma9_table, LEMMA9_COLUMNS, draw_lemma9, with_loaded=True)
+def lemma9(ctx: StepContext) -> dict:
+    """Step ``lemma9``: ``lemma9.csv`` and its figure."""
+    return _study_step(ctx, "lemma9", lemma9_table, LEMMA9_COLUMNS, draw_lemma9, with_loaded=True)

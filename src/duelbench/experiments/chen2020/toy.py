@@ -60,11 +60,19 @@ import itertools
 import math
 from collections.abc import Mapping
 
+import matplotlib.pyplot as plt
 import numpy as np
 
-from duelbench.provenance.joblog import log_to
+from duelbench.cpe import families, hardness
+from duelbench.cpe.instance import BipartiteInstance
+from duelbench.cpe.matching import enumerate_matchings, g_prime, MatchingCounter, to_g
+
 from ..contract import StepContext
-from .studies import edge_label, sidecars, write_csv
+from ..plotting import save_figure
+from ..tables import write_rows
+from .cells import cells, instance_spec
+from .runs import truths
+from .studies import edge_label
 
 #: Figure 2 (L48-L53) as printed: ``FIGURE2[i, j] = p(e_{i+1}, e_{j+1})``.
 FIGURE2 = np.array([[0.5, 0.45, 1.0, 0.0, 0.0],
@@ -97,10 +105,6 @@ def toy_assignments(n: int = 4):
 
 def score_assignment(edges) -> dict:
     """Borda scores (Eq. 2), Borda winner and strict Condorcet winner of one assignment."""
-    from duelbench.cpe import hardness
-    from duelbench.cpe.instance import BipartiteInstance
-    from duelbench.cpe.matching import enumerate_matchings
-
     inst = BipartiteInstance(n=4, ell=2, edges=edges, P=FIGURE2, name="toy-candidate")
     ms = enumerate_matchings(inst)
     scores = hardness.borda_scores(inst, ms)
@@ -123,8 +127,6 @@ def _fmt_edges(edges) -> str:
 def gprime_multiplicities(inst) -> dict:
     """For every maximum matching of ``inst`` (as a tuple of edge indices), the number of perfect
     matchings of ``G′`` (Appendix B.2, L572-L574) that map to it."""
-    from duelbench.cpe.matching import enumerate_matchings, g_prime, to_g
-
     gp = g_prime(inst)
     counts = {tuple(int(e) for e in M): 0 for M in enumerate_matchings(inst)}
     for perfect in enumerate_matchings(gp):
@@ -135,9 +137,6 @@ def gprime_multiplicities(inst) -> dict:
 
 def toy_rows() -> list[dict]:
     """The rows of ``toy.csv``."""
-    from duelbench.cpe import families, hardness
-    from duelbench.cpe.matching import enumerate_matchings
-
     results = [score_assignment(e) for e in toy_assignments()]
     hits = [r for r in results if r["matches"]]
     ref = families.toy()
@@ -210,10 +209,6 @@ def toy_rows() -> list[dict]:
 def errata_rows(inst, truth, ct) -> list[dict]:
     """The rows ``errata:*`` of ``toy.csv`` (see the module docstring): exact facts that show
     errata E20 (L188), E3 (L229) and E11 (L1127) of the registry."""
-    from duelbench.cpe import hardness
-    from duelbench.cpe.instance import BipartiteInstance
-    from duelbench.cpe.matching import enumerate_matchings
-
     rows = []
 
     def add(stat, value, evidence, prediction="", agrees=None):
@@ -253,8 +248,6 @@ def errata_rows(inst, truth, ct) -> list[dict]:
 # --------------------------------------------------------------------------------------------
 def instance_specs(s: Mapping) -> list[dict]:
     """The recipes of every named instance and of every draw of ``hardness.exact`` (decision T4)."""
-    from .cells import cells, instance_spec
-
     specs = [instance_spec(s, name) for name in s["instances"]]
     h = s.get("hardness")
     if h and "exact" in h:
@@ -267,11 +260,6 @@ def instance_specs(s: Mapping) -> list[dict]:
 
 def instance_row(spec: Mapping) -> dict:
     """Ground truth of one instance recipe (decision T3)."""
-    from duelbench.cpe import hardness
-    from duelbench.cpe.matching import MatchingCounter
-
-    from .runs import truths
-
     inst, truth, winner = truths(spec)
     borda = truth is not None
     ct = hardness.condorcet_truth(inst) if winner is not None else None
@@ -327,13 +315,6 @@ def _draw_graph(ax, inst, styles: Mapping[int, tuple], title: str) -> None:
 
 def draw_toy(rows, s: Mapping):
     """(a) the Borda winner, (b) the Condorcet winner, (c) Figure 2's matrix, (d) Figures 8-10."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from duelbench.cpe import families
-
     stat = {r["statistic"]: r for r in rows}
     inst = families.toy()
     red = ("#D00000", "-", 3.0)
@@ -367,21 +348,15 @@ def draw_toy(rows, s: Mapping):
     return fig
 
 
-def write_toy(ctx: StepContext) -> None:
-    """Step ``toy``: ``toy.csv``, ``instances.csv`` and the figure (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer
-
-    from ..plotting import save_figure
-
+def write_toy(ctx: StepContext) -> dict:
+    """Step ``toy``: ``toy.csv``, ``instances.csv`` and the figure."""
     s = ctx.settings
-    with log_to(ctx.log), Timer() as t:
-        rows = toy_rows()
-        write_csv(ctx.output.csv, TOY_COLUMNS, rows)
-        inst_rows = [instance_row(spec) for spec in instance_specs(s)]
-        write_csv(ctx.output.instances, INSTANCE_COLUMNS, inst_rows)
-        save_figure(draw_toy(rows, s), [ctx.output.pdf, ctx.output.png])
-        for r in rows:
-            print(f"{r['statistic']}: {r['value']}", flush=True)
-        print(f"{len(inst_rows)} instances -> {ctx.output.instances}", flush=True)
-    sidecars(ctx, [ctx.output.csv, ctx.output.instances, ctx.output.png, ctx.output.pdf], t,
-             {"instances": len(inst_rows)}, inputs=[])
+    rows = toy_rows()
+    write_rows(ctx.output.csv, TOY_COLUMNS, rows, empty_nan=True)
+    inst_rows = [instance_row(spec) for spec in instance_specs(s)]
+    write_rows(ctx.output.instances, INSTANCE_COLUMNS, inst_rows, empty_nan=True)
+    save_figure(draw_toy(rows, s), [ctx.output.pdf, ctx.output.png])
+    for r in rows:
+        print(f"{r['statistic']}: {r['value']}", flush=True)
+    print(f"{len(inst_rows)} instances -> {ctx.output.instances}", flush=True)
+    return {"instances": len(inst_rows)}

@@ -10,7 +10,8 @@ family, one step per output group and one item per table or figure.
 
 Modules (one job each): :mod:`.bounds` (bound tables), :mod:`.sampling` (the Table-1 samples),
 :mod:`.table1`, :mod:`.regret` (aggregate, Figures 1-2), :mod:`.checks` (statistics and
-``checks.csv``), :mod:`.robustness`, :mod:`.tables` (CSV reading and writing).
+``checks.csv``), :mod:`.robustness`, :mod:`.tables` (the tables as the statistics read them;
+CSV writing and reading are :mod:`duelbench.experiments.tables`).
 
 What is built (outputs under :func:`duelbench.config.figures_dir` ``(config,
 "komiyama2016")``; every output has a ``.json`` provenance sidecar)

@@ -10,9 +10,19 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from duelbench.bounds.ccb import bound_constants_row, ccb_variant_names
+from duelbench.bounds.ecw import ecw_constants
+from duelbench.bounds.lower_bound import lower_bound
+from duelbench.data import registry as data_registry
+from duelbench.data import sampled
+from duelbench.data.registry import load_matrix
+from duelbench.problems.winners import condorcet_winner, copeland_winners, losses
+from duelbench.stats.kl import kl_to_half
+
 from ..contract import StepContext
+from ..tables import write_rows
 from .config import bound_datasets, recipes_path
-from .tables import display, write_rows
+from .tables import display
 
 #: Condorcet status the paper states for its printed matrices: name -> (has a CW, where).
 STATED_CONDORCET = {
@@ -33,8 +43,6 @@ DATASET_COLUMNS = ["dataset", "kind", "K", "parent", "min_gap", "condorcet_filte
 
 def bound_columns() -> list[str]:
     """Columns of ``bound_constants.csv``."""
-    from duelbench.bounds.ccb import ccb_variant_names
-
     return ["matrix", "K", "copeland_winners", "lb", "ecwb", *ccb_variant_names()]
 
 
@@ -42,9 +50,6 @@ def eq11_rhs(P, i1: int) -> float:
     """Right-hand side of eq. (11) (L267) for the Copeland winner ``i1``:
     ``(1 / d(1/2 + Delta)) sum_{i2 != i1} (1 + L_i2 / (L_i2 - L_1 + 1))``, ``Delta`` the global
     minimum gap (L255); ``inf`` when ``Delta = 0``."""
-    from duelbench.problems.winners import losses
-    from duelbench.stats.kl import kl_to_half
-
     a = np.asarray(getattr(P, "values", P), dtype=float)
     K = a.shape[0]
     off = ~np.eye(K, dtype=bool)
@@ -60,11 +65,6 @@ def eq11_rhs(P, i1: int) -> float:
 
 def bound_rows(name: str) -> tuple[dict, list[dict]]:
     """The ``bound_constants.csv`` row and the ``bound_winners.csv`` rows of dataset ``name``."""
-    from duelbench.bounds.ccb import bound_constants_row
-    from duelbench.bounds.ecw import ecw_constants
-    from duelbench.bounds.lower_bound import lower_bound
-    from duelbench.data.registry import load_matrix
-
     P = load_matrix(name)
     row = bound_constants_row(P, name=name)
     lb = lower_bound(P)
@@ -80,10 +80,6 @@ def bound_rows(name: str) -> tuple[dict, list[dict]]:
 
 def dataset_row(name: str, used_in: Sequence[str]) -> dict:
     """The ``datasets.csv`` row of ``name``."""
-    from duelbench.data import registry as data_registry
-    from duelbench.data import sampled
-    from duelbench.problems.winners import condorcet_winner, copeland_winners
-
     info = data_registry.dataset_info(name)
     P = data_registry.load_matrix(name)
     cw = condorcet_winner(P)

@@ -22,8 +22,9 @@ from duelbench.report.checks import CheckResult, Measurement
 
 from ..claims import Missing, evaluate_with_reasons, checks_table
 from ..contract import StepContext
+from ..tables import to_float
 from .config import NAME, curves, panels
-from .tables import Tables, sig, to_float
+from .tables import Tables, sig
 
 #: Registry name of the paper's algorithm (statistics refer to it).
 ECW = "ecw_rmed"

@@ -7,13 +7,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 
 from duelbench.engine.jobs import group_shards
+
 from ..contract import StepContext
-from ..plotting import save_figure
+from ..plotting import algorithm_style, frame_curves, frame_top, panel_title, save_figure
+from ..tables import read_rows, to_float, write_rows
 from .config import Curve, curves, panel_specs, robustness_specs
-from .tables import read_regret, read_rows, to_float, write_rows
+from .tables import read_regret
 
 REGRET_COLUMNS = ["dataset", "algorithm", "label", "param_hash", "variant", "t", "mean", "stderr", "n_runs"]
 FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "variant", "horizon", "run", "final", "slope"]
@@ -99,13 +102,6 @@ def _panel_name(name: str, ds: Mapping | None) -> str:
 def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Mapping, dsinfo: Mapping,
                 horizon: int, footer: str):
     """Regret-vs-round semilog panels with ``LB ln t`` and ``ECWB ln t``; returns the figure."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plotting import algorithm_style, frame_curves, frame_top, panel_title
-
     n = len(datasets)
     ncols = 2 if n == 4 else min(3, n)
     nrows = math.ceil(n / ncols)

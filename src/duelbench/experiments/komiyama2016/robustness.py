@@ -9,16 +9,20 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
+import matplotlib.pyplot as plt
 import numpy as np
 
+from duelbench.data import sampled
 from duelbench.provenance.sidecar import atomic_write_text
-from duelbench.report.checks import load_registry
+from duelbench.report.checks import contract, evaluate, load_registry
+from duelbench.report.verdict import SAMPLE_ESTIMATORS
 
 from ..contract import StepContext
-from ..plotting import save_figure
+from ..plotting import algorithm_style, save_figure
+from ..tables import write_rows
+from .checks import BEST_OTHER, final_samples, Missing, order_measurement, OTHERS
 from .config import curves, panels
-from .checks import BEST_OTHER, OTHERS, Missing, final_samples, order_measurement
-from .tables import Tables, write_rows
+from .tables import Tables
 
 ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "algorithm_a", "claim_b", "algorithm_b",
                       "mean_a", "mean_b", "stderr_a", "stderr_b", "n_a", "n_b", "estimate", "ci_low", "ci_high",
@@ -26,15 +30,11 @@ ROBUSTNESS_COLUMNS = ["dataset", "panel", "claim_id", "estimator", "region", "al
 
 
 def _recipe_key(name: str):
-    from duelbench.data import sampled
-
     r = sampled.recipes().get(name)
     return None if r is None else (r.parent, r.K, r.min_gap, r.condorcet)
 
 
 def _contract(c: Mapping):
-    from duelbench.report.checks import contract
-
     if "_estimator" in c:
         return c["_estimator"], c["_region"]
     est, region, _ = contract(c, f"check {c.get('id')!r}")
@@ -44,8 +44,6 @@ def _contract(c: Mapping):
 def ordering_claims(registry: Mapping) -> list[tuple[dict, str, str, str]]:
     """``(check, dataset, A, B)`` for every ``order:`` check of the registry decided on per-run
     samples (an estimator of :data:`duelbench.report.verdict.SAMPLE_ESTIMATORS`) with a region."""
-    from duelbench.report.verdict import SAMPLE_ESTIMATORS
-
     out = []
     for c in registry["checks"]:
         if not str(c["statistic"]).startswith("order:"):
@@ -73,8 +71,6 @@ def _se(x: np.ndarray) -> float:
 
 def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
     """One row per (robustness dataset, ordering claim of a panel drawn with the same recipe)."""
-    from duelbench.report.checks import evaluate
-
     s = tables.settings
     claims = ordering_claims(registry)
     claim_datasets = sorted({d for _, d, _, _ in claims})
@@ -149,13 +145,6 @@ def robustness_markdown(rows: Sequence[Mapping], s: Mapping) -> str:
 
 def draw_robustness(tables: Tables, claim_panels: Mapping[str, list[str]], footer: str):
     """Mean final regret (± 1 s.e., log scale) per algorithm on each panel and its further draws."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..plotting import algorithm_style
-
     s = tables.settings
     groups = list(claim_panels.items()) or [("(no panel)", [])]
     fig, axes = plt.subplots(1, len(groups), figsize=(max(7.0, 4.4 * len(groups)), 4.0), squeeze=False)

@@ -8,24 +8,22 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from duelbench.bounds.ccb import ccb_variant_names
-
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import load_registry
 
 from ..contract import StepContext
-from .tables import sig, write_rows
+from ..samples import load_family
+from ..tables import write_rows
+from .tables import sig
 
 TABLE1_COLUMNS = ["quantity", "label", "n", "mean", "se", "median", "published", "check_id"]
 
 
 def load_samples(shards: Sequence, samples: int):
     """The columns of the family's shards as a DataFrame in sample order; checks the sample range."""
-    import pandas as pd
-
-    from ..samples import load_family
-
     df = pd.DataFrame(load_family(shards))
     if not np.array_equal(df["sample"].to_numpy(), np.arange(int(samples))):
         raise ValueError(f"Table-1 shards hold samples {df['sample'].min()}…{df['sample'].max()} "

@@ -1,54 +1,13 @@
-"""The experiment's CSV tables: exact writing and reading, and :class:`Tables` (the outputs the
-statistics are computed from).  Floats are written at full precision (``repr``) and read back
-bit for bit."""
+"""The experiment's tables as the statistics read them (:class:`Tables`), and how numbers and
+paths are shown; CSV writing and reading are :mod:`duelbench.experiments.tables`."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import numpy as np
-
-
-def _cell(v) -> str:
-    """CSV text of a value: floats at full precision (repr), bools as true/false."""
-    if v is None:
-        return ""
-    if isinstance(v, (bool, np.bool_)):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return repr(v)
-    if isinstance(v, np.integer):
-        return str(int(v))
-    if isinstance(v, np.floating):
-        return repr(float(v))
-    return str(v)
-
-
-def write_rows(path: str, columns: Sequence[str], rows: Sequence[Mapping]) -> None:
-    """Write ``rows`` as CSV atomically, every float at full precision."""
-    from duelbench.provenance.sidecar import atomic_write_text
-
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(columns)
-    for r in rows:
-        w.writerow([_cell(r.get(c)) for c in columns])
-    atomic_write_text(path, buf.getvalue())
-
-
-def read_rows(path: str) -> list[dict]:
-    """Rows of a CSV as dicts of strings."""
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
-
-
-def to_float(x: str) -> float:
-    """Parse a CSV cell written by :func:`write_rows` (empty -> NaN)."""
-    return float(x) if x not in ("", None) else math.nan
+from ..tables import read_rows
 
 
 def display(p) -> str:

@@ -19,13 +19,13 @@ Reproduced
 * Timing tables (:mod:`.timing`; host dependent, not results): ``throughput.csv`` and
   ``appendix_c_cost.csv``.
 
-The experiment is a package on the experiment contract (:mod:`duelbench.experiments.contract`):
-:func:`plan` declares the simulation shards, one sample family per click model (Appendix C),
-five steps (``appendix_c_tables``, ``appendix_c_figures``, ``regret_aggregate``,
-``regret_figures``, ``checks``) and the paper's items with their captions.
-
-Outputs (:data:`OUTPUT_FILES`, :func:`outputs`) go under ``figures_dir(config, "zoghi2015")``,
-each with a ``.json`` provenance sidecar.
+The experiment is :class:`Zoghi2015` on the framework's base class
+(:class:`~duelbench.experiments.experiment.Experiment`): it declares the simulation shards of the
+regret items, one sample family per click model (Appendix C), five steps (``appendix_c_tables``,
+``appendix_c_figures``, ``regret_aggregate``, ``regret_figures``, ``checks``) and the paper's items
+with their captions; settings checks, regret items, shards and families are in :mod:`.config`.
+Outputs (:attr:`Zoghi2015.output_files`) go under ``<figures>/zoghi2015/``, each with a ``.json``
+provenance sidecar.
 
 Statistics (the ``statistic`` names of the registry)
 ----------------------------------------------------
@@ -106,118 +106,27 @@ was sampled, an ordering test with too few runs) is reported ``inconclusive`` wi
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Mapping
 
-from duelbench.config import (
-    algorithm_entries,
-    check_datasets,
-    ConfigError,
-    data_file,
-    dataset_inputs,
-    experiment_settings,
-    output_paths,
-    results_root,
+from duelbench.config import data_file, dataset_inputs
+from duelbench.engine.jobs import ShardSpec
+
+from ..contract import Item, SampleShard, Step
+from ..experiment import Experiment
+from . import appendix_c_figures, appendix_c_tables, checks, regret
+from .appendix_c import CLICK_MODELS, N_ARMS
+from .config import (
+    appendix_c_samples,
+    check_settings,
+    item_settings,
+    ITEM_TITLES,
+    KINDS,
+    MAIN_CLICK_MODEL,
+    NAME,
+    REGRET_ITEMS,
+    regret_shards,
 )
-from duelbench.engine.jobs import plan_shards, ShardSpec
-from ..contract import Item, Plan, SampleShard, Step, paper_items
-from .appendix_c import CLICK_MODELS, N_ARMS, SETS, AppendixCError, family_job, resolve_k_values, set_columns
 
-NAME = "zoghi2015"
-#: Table-1 pooling (Z6) -> the smallest K pooled: every K = 1..136 with equal weight (declared; K = 1
-#: overlaps trivially), or K = 2..136 (labelled variant).
-POOLINGS = {"equal_weight_over_k": 1, "equal_weight_over_k_from_2": 2}
-#: Defaults of section ``zoghi2015.appendix_c`` (as in its schema); ``winner_statistics``: the
-#: click models whose every per-sample quantity is computed.
-APPENDIX_C_DEFAULTS = {"winner_statistics": ("mslr_informational",), "random_walk_main": "C",
-                       "von_neumann_support": "union", "support_tol": 1e-9, "pooling": "equal_weight_over_k",
-                       "k_values": "all"}
-#: The click model of Table 1 and Figures 5-6.
-MAIN_CLICK_MODEL = "mslr_informational"
-#: Matrices of Figures 1-3 (theory check ``delta_star_ge_delta``).
-FIGURE_MATRICES = ("mslr5_noncondorcet", "zoghi_copeland500", "mslr5_condorcet")
-#: The horizon-mode baseline of Figure 1 (statistic ``savage:*``).
-SAVAGE = "copeland_savage"
-#: Regret items (config keys of section ``zoghi2015``), in output order.
-REGRET_ITEMS = ("figure1", "figure2", "figure3", "sensitivity")
-#: Titles of the regret items.
-ITEM_TITLES = {
-    "figure1": "Figure 1: 5-armed MSLR problem without a Condorcet winner",
-    "figure2": "Figure 2: 500-armed synthetic Copeland problem",
-    "figure3": "Figure 3: 5-armed Condorcet example",
-    "sensitivity": "Gap sensitivity of Figure 2 (labelled variant: all gaps 0.2 / 0.4)",
-}
-#: Regret definitions written to regret.csv (the first is plotted); the kinds the results
-#: archive keeps for this experiment's shards.
-KINDS = ("copeland_zoghi", "copeland")
-
-
-# --------------------------------------------------------------------------------------------
-# settings and outputs
-# --------------------------------------------------------------------------------------------
-def settings(config: Mapping, fidelity: str | None = None) -> dict:
-    """The effective section (fidelity overrides applied, defaults filled in) + ``fidelity``."""
-    s = json.loads(json.dumps(experiment_settings(config, NAME, fidelity)))
-    s["fidelity"] = config.get("fidelity", "paper") if fidelity is None else fidelity
-    s.setdefault("kind", "copeland_zoghi")
-    a = s.setdefault("appendix_c", {})
-    for key, value in APPENDIX_C_DEFAULTS.items():  # the schema's defaults
-        a.setdefault(key, list(value) if isinstance(value, tuple) else value)
-    if s["kind"] != "copeland_zoghi":
-        raise ConfigError(f"zoghi2015.kind: only 'copeland_zoghi' (Definition 1, reading Z3) is supported, "
-                          f"got {s['kind']!r}")
-    if a["pooling"] not in POOLINGS:
-        raise ConfigError(f"zoghi2015.appendix_c.pooling: one of {list(POOLINGS)} (Z6), got {a['pooling']!r}")
-    unknown = [m for m in a["click_models"] if m not in CLICK_MODELS]
-    if unknown:
-        raise ConfigError(f"zoghi2015.appendix_c.click_models: unknown {unknown}; known: {list(CLICK_MODELS)}")
-    missing = [m for m in a["winner_statistics"] if m not in a["click_models"]]
-    if missing:
-        raise ConfigError(f"zoghi2015.appendix_c.winner_statistics: {missing} not in click_models")
-    try:
-        a["k_values_resolved"] = list(resolve_k_values(a["k_values"]))
-    except AppendixCError as exc:
-        raise ConfigError(f"zoghi2015.{exc}") from None
-    return s
-
-
-def item_settings(s: Mapping, item: str) -> dict:
-    """One regret item's settings: ``datasets``, ``algorithms`` (entries), ``horizon``, ``runs``,
-    ``runs_per_shard`` (the item's or the section's)."""
-    d = dict(s[item])
-    datasets = list(d["datasets"]) if "datasets" in d else [d["dataset"]]
-    return {
-        "item": item,
-        "datasets": datasets,
-        "algorithms": algorithm_entries(d["algorithms"], where=f"zoghi2015.{item}.algorithms"),
-        "horizon": int(d["horizon"]),
-        "runs": int(d["runs"]),
-        "runs_per_shard": int(d.get("runs_per_shard", s["runs_per_shard"])),
-    }
-
-
-def check_settings(config: Mapping, fidelity: str | None = None) -> dict:
-    """:func:`settings` plus the checks a schema cannot make: known algorithms with valid
-    parameters and known datasets in every regret item. Raises :class:`ConfigError`."""
-    s = settings(config, fidelity)
-    for item in REGRET_ITEMS:
-        check_datasets(item_settings(s, item)["datasets"], where=f"zoghi2015.{item}.datasets")
-    check_datasets(s["appendix_c"]["click_models"], where="zoghi2015.appendix_c.click_models")
-    return s
-
-
-#: Output key -> file name (under the experiment's figures folder).
-OUTPUT_FILES = {
-    "condorcet_csv": "condorcet_probability.csv", "figure4_pdf": "figure4.pdf", "figure4_png": "figure4.png",
-    "table1_csv": "table1_overlap.csv", "table1_se_csv": "table1_overlap_se.csv",
-    "table1_long_csv": "table1_overlap_long.csv", "table1_md": "table1_overlap.md",
-    "c_lc_csv": "c_lc_distribution.csv", "figure5_pdf": "figure5.pdf", "figure5_png": "figure5.png",
-    "delta_ratio_csv": "delta_ratio.csv", "figure6_pdf": "figure6.pdf", "figure6_png": "figure6.png",
-    "appendix_c_cost_csv": "appendix_c_cost.csv",
-    "regret_csv": "regret.csv", "throughput_csv": "throughput.csv", "checks_csv": "checks.csv",
-    **{f"{item}_{ext}": f"{item}.{ext}" for item in REGRET_ITEMS for ext in ("pdf", "png")},
-}
 #: Outputs of the Appendix-C tables step and of the Appendix-C figures step.
 APPENDIX_C_TABLES = ("condorcet_csv", "table1_csv", "table1_se_csv", "table1_long_csv", "table1_md", "c_lc_csv",
                      "delta_ratio_csv", "appendix_c_cost_csv")
@@ -226,238 +135,173 @@ APPENDIX_C_FIGURES = ("figure4_pdf", "figure4_png", "figure5_pdf", "figure5_png"
 APPENDIX_C_DATA = ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")
 
 
-def outputs(config: Mapping, fidelity: str | None = None) -> dict[str, str]:
-    """Final outputs by key (sidecars are ``<path>.json``)."""
-    return output_paths(config, NAME, OUTPUT_FILES, fidelity)
+class Zoghi2015(Experiment):
+    """Figures 1-6 and Table 1 of Zoghi et al. (2015), the gap-sensitivity variant of Figure 2,
+    two host-dependent timing tables and the registry's checks."""
 
+    name = NAME
+    kinds = KINDS
+    output_files = {
+        "condorcet_csv": "condorcet_probability.csv", "figure4_pdf": "figure4.pdf", "figure4_png": "figure4.png",
+        "table1_csv": "table1_overlap.csv", "table1_se_csv": "table1_overlap_se.csv",
+        "table1_long_csv": "table1_overlap_long.csv", "table1_md": "table1_overlap.md",
+        "c_lc_csv": "c_lc_distribution.csv", "figure5_pdf": "figure5.pdf", "figure5_png": "figure5.png",
+        "delta_ratio_csv": "delta_ratio.csv", "figure6_pdf": "figure6.pdf", "figure6_png": "figure6.png",
+        "appendix_c_cost_csv": "appendix_c_cost.csv",
+        "regret_csv": "regret.csv", "throughput_csv": "throughput.csv", "checks_csv": "checks.csv",
+        **{f"{item}_{ext}": f"{item}.{ext}" for item in REGRET_ITEMS for ext in ("pdf", "png")},
+    }
+    #: The paper's own tables and figures among the items, with the registry items whose checks
+    #: judge them.
+    paper_items = {**{f"figure{k}": (f"Figure {k}",) for k in range(1, 7)},
+                   "table1": ("Table 1", "Table 1 (calibrated random-walk cells)")}
+    curves = ("regret_csv", KINDS[0])
 
-def registry_path() -> str:
-    """``data/published/zoghi2015.yaml`` of the checkout (the published-number registry)."""
-    return os.fspath(data_file(NAME))
+    def check(self, s: dict) -> None:
+        check_settings(s)
 
+    def shards(self, s: Mapping) -> list[ShardSpec]:
+        """Every simulation shard of the regret items (each path once)."""
+        out: dict[str, ShardSpec] = {}
+        for specs in regret_shards(s).values():
+            for sp in specs:
+                out.setdefault(sp.path, sp)
+        return list(out.values())
 
-# --------------------------------------------------------------------------------------------
-# shards and samples
-# --------------------------------------------------------------------------------------------
-def needs_horizon(algorithm: str) -> bool:
-    from duelbench.algorithms.registry import get_algorithm
+    def samples(self, s: Mapping) -> list[SampleShard]:
+        """One Appendix-C sample family per click model (:func:`.config.appendix_c_samples`)."""
+        return appendix_c_samples(s)
 
-    return bool(get_algorithm(algorithm).needs_horizon)
+    def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
+        """appendix_c_tables, appendix_c_figures, regret_aggregate, regret_figures, checks."""
+        data = str(config.get("data", "data")).rstrip("/")
+        matrices = sorted({f for m in CLICK_MODELS for f in dataset_inputs(m, data)})
+        registry = str(data_file(NAME))
+        generated = str(data_file(NAME, "generated"))
 
+        def named(keys):
+            return {k: out[k] for k in keys}
 
-def half_horizon(T: int) -> int:
-    """The independent comparison horizon of horizon-mode algorithms: T // 2."""
-    return int(T) // 2
-
-
-def regret_shards(config: Mapping, fidelity: str | None = None) -> dict[str, list[ShardSpec]]:
-    """Regret item -> its simulation shards (plus the T/2 shards of horizon-mode algorithms, see
-    :mod:`.regret`)."""
-    s = settings(config, fidelity)
-    out = {}
-    for item in REGRET_ITEMS:
-        it = item_settings(s, item)
-        specs: list[ShardSpec] = []
-        for dataset in it["datasets"]:
-            for alg in it["algorithms"]:
-                horizons = [it["horizon"]]
-                if needs_horizon(alg.name) and half_horizon(it["horizon"]) >= 1:
-                    horizons.append(half_horizon(it["horizon"]))
-                for T in horizons:
-                    specs.extend(plan_shards(
-                        fidelity=s["fidelity"], dataset=dataset, algorithm=alg.name, params=alg.params, horizon=T,
-                        runs=it["runs"], runs_per_shard=it["runs_per_shard"], seed=int(s["seed"]),
-                        root=results_root(config)))
-        out[item] = specs
-    return out
-
-
-def shard_specs(config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
-    """Every simulation shard of the regret items (each path once)."""
-    seen, out = set(), []
-    for specs in regret_shards(config, fidelity).values():
-        for sp in specs:
-            if sp.path not in seen:
-                seen.add(sp.path)
-                out.append(sp)
-    return out
-
-
-#: The per-sample columns the Appendix-C tables read, which the results archive keeps: every
-#: column but the sampled subset itself (its 136 random bits per sample are most of a shard's
-#: compressed size, and sample i's subset is recomputed from (seed, click model, K, i)).
-ARCHIVED_COLUMNS = ("k", "index", "has_cw", "C", "L_C", "smith", "delta", "delta_min",
-                    *(c for name in SETS if name != "subset" for c in set_columns(name)))
-
-
-def appendix_c_samples(config: Mapping, fidelity: str | None = None) -> list[SampleShard]:
-    """Every Appendix-C sample shard: one family per click model (named after it, reading its
-    matrix), the K-major enumeration cut into ``samples_per_shard`` chunks. Models in
-    ``winner_statistics`` get every per-sample quantity (mode ``full``), the others only the
-    Condorcet indicator (mode ``condorcet``)."""
-    from ..samples import plan_samples
-
-    s = settings(config, fidelity)
-    a = s["appendix_c"]
-    out = []
-    for model in a["click_models"]:
-        job = family_job(model, seed=a["seed"], k_values=a["k_values_resolved"], samples_per_k=a["samples_per_k"],
-                         support_tol=a["support_tol"],
-                         mode="full" if model in a["winner_statistics"] else "condorcet")
-        out += plan_samples(experiment=NAME, family=model, function="appendix_c:samples", job=job,
-                            n=len(job["k_values"]) * job["samples_per_k"], per_shard=int(a["samples_per_shard"]),
-                            fidelity=s["fidelity"], root=results_root(config), datasets=(model,),
-                            columns=ARCHIVED_COLUMNS)
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# the plan
-# --------------------------------------------------------------------------------------------
-#: The paper's own tables and figures among the items, with the registry items whose checks
-#: judge them.
-PAPER_ITEMS = {**{f"figure{k}": (f"Figure {k}",) for k in range(1, 7)},
-               "table1": ("Table 1", "Table 1 (calibrated random-walk cells)")}
-
-
-def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
-    """The paper's figures and tables (and the suite's own tables), with their captions."""
-    a = s["appendix_c"]
-    ks = a["k_values_resolved"]
-    krange = "K = 1..136" if ks == list(range(1, N_ARMS + 1)) else f"K in {ks} only"
-    samples = f"{int(a['samples_per_k'])} uniform K-subsets per K, {krange} (fidelity {s['fidelity']})"
-
-    def regret(item: str) -> str:
-        it = item_settings(s, item)
-        algs = ", ".join(e.label or e.name for e in it["algorithms"])
-        return (f"Suite: {algs} on {', '.join(it['datasets'])}; mean cumulative regret (Definition 1, kind "
-                f"copeland_zoghi, Z3) ± 1 s.e. over {it['runs']} runs, T = {it['horizon']:g}, log x (fidelity "
-                f"{s['fidelity']}); horizons and runs are not printed in the paper (Z3).")
-
-    # The frame rule is presentation only (checks read regret.csv); FRAME_ALGORITHMS of .regret.
-    FRAME = ("Semilog axes as the paper (L385); the y axis ends at 1.15 x the largest mean regret of the two "
-             "curves the text compares (Figure 1: CCB and SAVAGE; Figure 2 and the gap variant: SCB and CCB; "
-             "Figure 3: CCB and RUCB), and curves above it are marked where they leave the frame and listed with "
-             "their value at T (the paper truncates RUCB in Figure 1, L392).")
-
-    def fig(key: str, *data: str) -> tuple[str, ...]:
-        return (out[f"{key}_png"], out[f"{key}_pdf"], *(out[d] for d in data))
-
-    return [
-        Item("figure1", "figure", ITEM_TITLES["figure1"],
-             "Paper (Appendix A, L387-L392): regret of CCB, SCB, Copeland SAVAGE, PBR, RankEl and RUCB on a "
-             "5-armed ranker-evaluation problem without a Condorcet winner; CCB outperforms all, RUCB grows "
-             "linearly, and SAVAGE's points are independent runs per horizon (its regret at 2x10^7 is lower than "
-             "at 10^7). " + regret("figure1") + " The matrix is the full-precision 5-ranker submatrix of the "
-             "informational MSLR matrix (Z1). Algorithms that need the horizon (SAVAGE) run once per point of "
-             "a log grid of horizons and once more at T/2, drawn as markers (common random numbers, not "
-             "continuations). PBR and RankEl are not implemented. " + FRAME,
-             fig("figure1", "regret_csv")),
-        Item("figure2", "figure", ITEM_TITLES["figure2"],
-             "Paper (L394-L401): CCB, SCB and RUCB on a 500-armed synthetic problem whose 3 Copeland winners "
-             "(score 498) form a cycle, the other arms scoring 0..496; SCB substantially outperforms CCB, with "
-             "sharp transitions. " + regret("figure2") + " The instance is the generator of "
-             "data/generated/zoghi2015.yaml (Z2): a transitive order below the cycle, every gap 0.1 (the paper "
-             "prints no magnitudes). " + FRAME,
-             fig("figure2", "regret_csv")),
-        Item("figure3", "figure", ITEM_TITLES["figure3"],
-             "Paper (L403-L406): CCB and RUCB on a 5-armed example with a Condorcet winner; CCB enjoys a slight "
-             "advantage. " + regret("figure3") + " The matrix is a full-precision 5-ranker submatrix of the "
-             "informational MSLR matrix with a Condorcet winner (Z1). " + FRAME,
-             fig("figure3", "regret_csv")),
-        Item("sensitivity", "figure", ITEM_TITLES["sensitivity"],
-             "Not a paper figure: a labelled variant of Figure 2 with the 500-arm generator's gaps all 0.2 and "
-             "all 0.4, showing that the gap magnitudes (not printed in the paper) decide whether the sharp "
-             "transitions appear by T. " + regret("sensitivity") + " " + FRAME,
-             fig("sensitivity", "regret_csv")),
-        Item("figure4", "figure", "Figure 4: probability of a Condorcet winner in random K-subsets",
-             "Paper (Appendix C.1, L422-L429): the probability P_K that K of the 136 feature rankers, chosen at "
-             "random, have a Condorcet winner, from 10,000 subsets per K; it decreases rapidly in K. Suite: "
-             f"{samples} of the click models {', '.join(a['click_models'])}; P_K ± binomial s.e. A sample is "
-             "the sorted uniform K-subset drawn without replacement from a stream that depends only on (seed, "
-             "click model, K, index) (Z5); the same samples serve Table 1 and Figures 5-6.",
-             fig("figure4", "condorcet_csv")),
-        Item("table1", "table", "Table 1: overlap of winner notions",
-             "Paper (Appendix C.2, L433-L442): the percentage of sampled matrices whose Copeland, von Neumann, "
-             "Borda and random-walk winner sets overlap, and 94.2% with every Copeland winner in the von Neumann "
-             f"support. Suite: the {MAIN_CLICK_MODEL} samples ({samples}), pooled with equal weight over K (Z6), "
-             "± the s.e. of the mean of independent per-K proportions. Readings (Z6): Copeland = most wins; "
-             "Borda = largest sum of p_ij; von Neumann = the "
-             f"{a['von_neumann_support']} support (tolerance {float(a['support_tol']):g}; the LPs are solved on "
-             "the top cycle, which is exact); random walk = the stationary distribution's argmax of chain "
-             f"RW-{a['random_walk_main']}. That chain was chosen with knowledge of the table, so the random-walk "
-             "cells are marked calibrated: reported, not claimed as replicated. The other chains and the other "
-             "support are labelled variants (table1_overlap_long.csv, table1_overlap.md), and the Markdown "
-             "prints the published value beside each cell.",
-             (out["table1_md"], out["table1_csv"], out["table1_se_csv"], out["table1_long_csv"])),
-        Item("figure5", "figure", "Figure 5: C and L_C of the random K-subsets",
-             "Paper (Appendix C.3, L444-L450): how often each number of Copeland winners C and each number of "
-             "losses L_C of a Copeland winner occurs per K (circle area proportional to the percentage of the "
-             f"samples of size K). Suite: the {MAIN_CLICK_MODEL} samples ({samples}); C and L_C from "
-             "bounds.ccb, the same bubble plots.",
-             fig("figure5", "c_lc_csv")),
-        Item("figure6", "figure", "Figure 6: Delta^2 / Delta_min^2 of the random K-subsets",
-             "Paper (Appendix C.4, L452-L457): the average over the sampled matrices of the ratio of the two "
-             "bounds, Delta (Definition 3.6) against Delta_min (Definition 3.2), per K. Suite: the mean and the "
-             f"median of Delta^2 / Delta_min^2 over the {MAIN_CLICK_MODEL} samples ({samples}) with C < K, "
-             "excluding C = K where Delta is undefined (Z7), K >= 2, log y; the dotted line is the value at "
-             "K = 136 (the full matrix) when sampled.",
-             fig("figure6", "delta_ratio_csv")),
-        Item("checks", "checks", "Checks of the paper's claims",
-             f"Every check of data/published/zoghi2015.yaml evaluated at fidelity {s['fidelity']}: pass, fail or "
-             "inconclusive, with the value, tolerance, test and evidence (statistics defined in the "
-             "duelbench.experiments.zoghi2015 docstring). A statistic the fidelity cannot produce is "
-             "inconclusive with the reason: pooled Table-1 cells, Figure 4's trend and the Figure 5-6 summaries "
-             "need every K; the ordering tests need enough runs; the sharp-transition statistic needs "
-             "T >= 10^5; the SAVAGE non-monotonicity needs T = 2x10^7.",
-             (out["checks_csv"],)),
-        Item("throughput", "table", "Simulation throughput (host dependent)",
-             "Not a paper item: steps per second (wall and CPU) of every simulation job, from the shard "
-             "sidecars. A measurement of this host, not a result; shards read from the results archive carry "
-             "no timing (NaN, source archive).",
-             (out["throughput_csv"],)),
-        Item("appendix_c_cost", "table", "Appendix C cost per sample (host dependent)",
-             "Not a paper item: wall and CPU seconds per sample of every Appendix-C sample shard, from the "
-             "shard sidecars. A measurement of this host, not a result; shards read from the results archive "
-             "carry no timing (NaN, source archive).",
-             (out["appendix_c_cost_csv"],)),
-    ]
-
-
-def plan(config: Mapping, fidelity: str | None = None) -> Plan:
-    """Shards of the regret items, one sample family per click model, five steps, the items."""
-    s = check_settings(config, fidelity)
-    out = outputs(config, fidelity)
-    models = tuple(s["appendix_c"]["click_models"])
-    data = str(config.get("data", "data")).rstrip("/")
-    matrices = sorted({f for m in CLICK_MODELS for f in dataset_inputs(m, data)})
-    registry = registry_path()
-    generated = os.path.join(os.path.dirname(os.path.dirname(registry)), "generated", f"{NAME}.yaml")
-
-    def named(keys):
-        return {k: out[k] for k in keys}
-
-    return Plan(
-        name=NAME, settings=s, shards=shard_specs(config, fidelity), kinds=KINDS,
-        samples=appendix_c_samples(config, fidelity),
-        steps=[
-            Step("appendix_c_tables", "appendix_c_tables:write_tables", named(APPENDIX_C_TABLES),
-                 inputs={"registry": registry}, samples=models, settings=s,
-                 message="Zoghi 2015 Appendix C: Figure 4, Table 1, Figure 5, Figure 6 tables"),
-            Step("appendix_c_figures", "appendix_c_figures:write_figures", named(APPENDIX_C_FIGURES),
-                 inputs=named(APPENDIX_C_DATA), settings=s,
-                 message="Zoghi 2015 Appendix C: Figures 4, 5 and 6"),
-            Step("regret_aggregate", "regret:aggregate", named(("regret_csv", "throughput_csv")), shards=True,
+        return [
+            Step("appendix_c_tables", appendix_c_tables.write_tables, named(APPENDIX_C_TABLES),
+                 inputs={"registry": registry}, samples=tuple(s["appendix_c"]["click_models"]),
+                 settings=s, message="Zoghi 2015 Appendix C: Figure 4, Table 1, Figure 5, Figure 6 tables"),
+            Step("appendix_c_figures", appendix_c_figures.write_figures, named(APPENDIX_C_FIGURES),
+                 inputs=named(APPENDIX_C_DATA), settings=s, message="Zoghi 2015 Appendix C: Figures 4, 5 and 6"),
+            Step("regret_aggregate", regret.aggregate, named(("regret_csv", "throughput_csv")), shards=True,
                  settings=s, message="Zoghi 2015: aggregating the regret shards"),
-            Step("regret_figures", "regret:figures",
+            Step("regret_figures", regret.figures,
                  named(f"{item}_{ext}" for item in REGRET_ITEMS for ext in ("pdf", "png")),
                  inputs={"regret_csv": out["regret_csv"]}, settings=s,
                  message="Zoghi 2015: Figures 1-3 and the gap sensitivity"),
-            Step("checks", "checks:write_checks", named(("checks_csv",)), shards=True,
+            Step("checks", checks.write_checks, {"csv": out["checks_csv"]}, shards=True,
                  inputs={**named(APPENDIX_C_DATA), "matrices": matrices, "registry": registry,
                          "generated": generated},
                  settings=s, message=f"Zoghi 2015: evaluating data/published/zoghi2015.yaml at fidelity {s['fidelity']}"),
-        ],
-        items=paper_items(items(s, out), PAPER_ITEMS),
-        curves=(out["regret_csv"], KINDS[0]),
-    )
+        ]
+
+    def items(self, s: Mapping, out: Mapping[str, str]) -> list[Item]:
+        """The paper's figures and tables (and the suite's own tables), with their captions."""
+        a = s["appendix_c"]
+        ks = a["k_values_resolved"]
+        krange = "K = 1..136" if ks == list(range(1, N_ARMS + 1)) else f"K in {ks} only"
+        samples = f"{int(a['samples_per_k'])} uniform K-subsets per K, {krange} (fidelity {s['fidelity']})"
+
+        def regret(item: str) -> str:
+            it = item_settings(s, item)
+            algs = ", ".join(e.label or e.name for e in it["algorithms"])
+            return (f"Suite: {algs} on {', '.join(it['datasets'])}; mean cumulative regret (Definition 1, kind "
+                    f"copeland_zoghi, Z3) ± 1 s.e. over {it['runs']} runs, T = {it['horizon']:g}, log x (fidelity "
+                    f"{s['fidelity']}); horizons and runs are not printed in the paper (Z3).")
+
+        # The frame rule is presentation only (checks read regret.csv); FRAME_ALGORITHMS of .regret.
+        FRAME = ("Semilog axes as the paper (L385); the y axis ends at 1.15 x the largest mean regret of the two "
+                 "curves the text compares (Figure 1: CCB and SAVAGE; Figure 2 and the gap variant: SCB and CCB; "
+                 "Figure 3: CCB and RUCB), and curves above it are marked where they leave the frame and listed with "
+                 "their value at T (the paper truncates RUCB in Figure 1, L392).")
+
+        def fig(key: str, *data: str) -> tuple[str, ...]:
+            return (out[f"{key}_png"], out[f"{key}_pdf"], *(out[d] for d in data))
+
+        return [
+            Item("figure1", "figure", ITEM_TITLES["figure1"],
+                 "Paper (Appendix A, L387-L392): regret of CCB, SCB, Copeland SAVAGE, PBR, RankEl and RUCB on a "
+                 "5-armed ranker-evaluation problem without a Condorcet winner; CCB outperforms all, RUCB grows "
+                 "linearly, and SAVAGE's points are independent runs per horizon (its regret at 2x10^7 is lower than "
+                 "at 10^7). " + regret("figure1") + " The matrix is the full-precision 5-ranker submatrix of the "
+                 "informational MSLR matrix (Z1). Algorithms that need the horizon (SAVAGE) run once per point of "
+                 "a log grid of horizons and once more at T/2, drawn as markers (common random numbers, not "
+                 "continuations). PBR and RankEl are not implemented. " + FRAME,
+                 fig("figure1", "regret_csv")),
+            Item("figure2", "figure", ITEM_TITLES["figure2"],
+                 "Paper (L394-L401): CCB, SCB and RUCB on a 500-armed synthetic problem whose 3 Copeland winners "
+                 "(score 498) form a cycle, the other arms scoring 0..496; SCB substantially outperforms CCB, with "
+                 "sharp transitions. " + regret("figure2") + " The instance is the generator of "
+                 "data/generated/zoghi2015.yaml (Z2): a transitive order below the cycle, every gap 0.1 (the paper "
+                 "prints no magnitudes). " + FRAME,
+                 fig("figure2", "regret_csv")),
+            Item("figure3", "figure", ITEM_TITLES["figure3"],
+                 "Paper (L403-L406): CCB and RUCB on a 5-armed example with a Condorcet winner; CCB enjoys a slight "
+                 "advantage. " + regret("figure3") + " The matrix is a full-precision 5-ranker submatrix of the "
+                 "informational MSLR matrix with a Condorcet winner (Z1). " + FRAME,
+                 fig("figure3", "regret_csv")),
+            Item("sensitivity", "figure", ITEM_TITLES["sensitivity"],
+                 "Not a paper figure: a labelled variant of Figure 2 with the 500-arm generator's gaps all 0.2 and "
+                 "all 0.4, showing that the gap magnitudes (not printed in the paper) decide whether the sharp "
+                 "transitions appear by T. " + regret("sensitivity") + " " + FRAME,
+                 fig("sensitivity", "regret_csv")),
+            Item("figure4", "figure", "Figure 4: probability of a Condorcet winner in random K-subsets",
+                 "Paper (Appendix C.1, L422-L429): the probability P_K that K of the 136 feature rankers, chosen at "
+                 "random, have a Condorcet winner, from 10,000 subsets per K; it decreases rapidly in K. Suite: "
+                 f"{samples} of the click models {', '.join(a['click_models'])}; P_K ± binomial s.e. A sample is "
+                 "the sorted uniform K-subset drawn without replacement from a stream that depends only on (seed, "
+                 "click model, K, index) (Z5); the same samples serve Table 1 and Figures 5-6.",
+                 fig("figure4", "condorcet_csv")),
+            Item("table1", "table", "Table 1: overlap of winner notions",
+                 "Paper (Appendix C.2, L433-L442): the percentage of sampled matrices whose Copeland, von Neumann, "
+                 "Borda and random-walk winner sets overlap, and 94.2% with every Copeland winner in the von Neumann "
+                 f"support. Suite: the {MAIN_CLICK_MODEL} samples ({samples}), pooled with equal weight over K (Z6), "
+                 "± the s.e. of the mean of independent per-K proportions. Readings (Z6): Copeland = most wins; "
+                 "Borda = largest sum of p_ij; von Neumann = the "
+                 f"{a['von_neumann_support']} support (tolerance {float(a['support_tol']):g}; the LPs are solved on "
+                 "the top cycle, which is exact); random walk = the stationary distribution's argmax of chain "
+                 f"RW-{a['random_walk_main']}. That chain was chosen with knowledge of the table, so the random-walk "
+                 "cells are marked calibrated: reported, not claimed as replicated. The other chains and the other "
+                 "support are labelled variants (table1_overlap_long.csv, table1_overlap.md), and the Markdown "
+                 "prints the published value beside each cell.",
+                 (out["table1_md"], out["table1_csv"], out["table1_se_csv"], out["table1_long_csv"])),
+            Item("figure5", "figure", "Figure 5: C and L_C of the random K-subsets",
+                 "Paper (Appendix C.3, L444-L450): how often each number of Copeland winners C and each number of "
+                 "losses L_C of a Copeland winner occurs per K (circle area proportional to the percentage of the "
+                 f"samples of size K). Suite: the {MAIN_CLICK_MODEL} samples ({samples}); C and L_C from "
+                 "bounds.ccb, the same bubble plots.",
+                 fig("figure5", "c_lc_csv")),
+            Item("figure6", "figure", "Figure 6: Delta^2 / Delta_min^2 of the random K-subsets",
+                 "Paper (Appendix C.4, L452-L457): the average over the sampled matrices of the ratio of the two "
+                 "bounds, Delta (Definition 3.6) against Delta_min (Definition 3.2), per K. Suite: the mean and the "
+                 f"median of Delta^2 / Delta_min^2 over the {MAIN_CLICK_MODEL} samples ({samples}) with C < K, "
+                 "excluding C = K where Delta is undefined (Z7), K >= 2, log y; the dotted line is the value at "
+                 "K = 136 (the full matrix) when sampled.",
+                 fig("figure6", "delta_ratio_csv")),
+            Item("checks", "checks", "Checks of the paper's claims",
+                 f"Every check of data/published/zoghi2015.yaml evaluated at fidelity {s['fidelity']}: pass, fail or "
+                 "inconclusive, with the value, tolerance, test and evidence (statistics defined in the "
+                 "duelbench.experiments.zoghi2015 docstring). A statistic the fidelity cannot produce is "
+                 "inconclusive with the reason: pooled Table-1 cells, Figure 4's trend and the Figure 5-6 summaries "
+                 "need every K; the ordering tests need enough runs; the sharp-transition statistic needs "
+                 "T >= 10^5; the SAVAGE non-monotonicity needs T = 2x10^7.",
+                 (out["checks_csv"],)),
+            Item("throughput", "table", "Simulation throughput (host dependent)",
+                 "Not a paper item: steps per second (wall and CPU) of every simulation job, from the shard "
+                 "sidecars. A measurement of this host, not a result; shards read from the results archive carry "
+                 "no timing (NaN, source archive).",
+                 (out["throughput_csv"],)),
+            Item("appendix_c_cost", "table", "Appendix C cost per sample (host dependent)",
+                 "Not a paper item: wall and CPU seconds per sample of every Appendix-C sample shard, from the "
+                 "shard sidecars. A measurement of this host, not a result; shards read from the results archive "
+                 "carry no timing (NaN, source archive).",
+                 (out["appendix_c_cost_csv"],)),
+        ]
+
+
+EXPERIMENT = Zoghi2015()

@@ -20,11 +20,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from duelbench.provenance.joblog import log_to
+from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.checks import load_registry
+
+from ..aggregate import write_table
 from ..contract import Plan, StepContext
-from . import APPENDIX_C_TABLES, MAIN_CLICK_MODEL, NAME, POOLINGS, registry_path
+from ..samples import load_family
 from .appendix_c import N_ARMS, WORDS, AppendixCError, delta_ratio, set_columns
+from .config import MAIN_CLICK_MODEL, POOLINGS
+from .timing import cost_table
 
 #: Table 1's four notions (rows and columns of ``table1_overlap.csv``).
 TABLE1_NOTIONS = ("copeland", "von_neumann", "borda", "random_walk")
@@ -36,7 +42,6 @@ TABLE1_NOTIONS = ("copeland", "von_neumann", "borda", "random_walk")
 @dataclass
 class Records:
     """All samples of one click model in the K-major order (the columns of :mod:`.appendix_c`)."""
-
     click_model: str
     arrays: dict
     mode: str = "full"
@@ -75,8 +80,6 @@ def load_records(plan: Plan) -> dict[str, Records]:
     """The samples of every click model of the plan (its sample families, one per model); each
     family must hold exactly the samples of its job's K-major enumeration, else
     :class:`AppendixCError`."""
-    from ..samples import load_family
-
     out = {}
     for model in plan.settings["appendix_c"]["click_models"]:
         shards = plan.sample_family(model)
@@ -112,8 +115,6 @@ def pooled_percentage(k: np.ndarray, flag: np.ndarray, k_min: int = 1) -> tuple[
 
 def condorcet_table(records: Mapping[str, Records]) -> "object":
     """Figure 4: columns ``K, p_condorcet, n_samples, stderr, click_model`` (one block per model)."""
-    import pandas as pd
-
     frames = []
     for model, rec in records.items():
         ks, p, n = per_k_proportion(rec.k, rec.arrays["has_cw"])
@@ -141,8 +142,6 @@ def table1_long(rec: Records, main_rw: str = "C", main_vn: str = "union", k_min:
     100 (a set meets itself). Extra rows ``copeland_in_vn_support`` (column ``von_neumann``).
     ``calibrated`` is true for cells that involve the random walk (reading Z6).
     """
-    import pandas as pd
-
     rows = []
     k = rec.k
     for variant, (rw, vn, label) in table1_variants(main_rw, main_vn).items():
@@ -163,8 +162,6 @@ def table1_long(rec: Records, main_rw: str = "C", main_vn: str = "union", k_min:
 
 def table1_matrix(long, variant: str = "main", value: str = "percent") -> "object":
     """The 4 x 4 table (+ ``copeland_in_vn_support`` line, value in column ``copeland``)."""
-    import pandas as pd
-
     sub = long[long["variant"] == variant]
     data = {c: [] for c in TABLE1_NOTIONS}
     index = list(TABLE1_NOTIONS) + ["copeland_in_vn_support"]
@@ -179,8 +176,6 @@ def table1_matrix(long, variant: str = "main", value: str = "percent") -> "objec
 
 def c_lc_distribution(records: Mapping[str, Records]) -> "object":
     """Figure 5: columns ``click_model, K, quantity (C | L_C), value, count, percent``."""
-    import pandas as pd
-
     frames = []
     for model, rec in records.items():
         if not rec.full:
@@ -202,8 +197,6 @@ def delta_ratio_table(rec: Records) -> "object":
 
     Samples with C = K are excluded (Delta undefined, Z7); K with no defined sample give NaN.
     """
-    import pandas as pd
-
     k = rec.k
     r = rec.ratio()
     rows = []
@@ -219,11 +212,9 @@ def delta_ratio_table(rec: Records) -> "object":
     return pd.DataFrame(rows, columns=["K", "mean_ratio", "median_ratio", "stderr", "n_defined", "n_samples"])
 
 
-def published_values(path: str | None = None) -> dict[str, float]:
-    """statistic -> published number, from the registry (only compared against, never used)."""
-    from duelbench.report.checks import load_registry
-
-    reg = load_registry(path or registry_path())
+def published_values(path: str) -> dict[str, float]:
+    """statistic -> published number, from the registry at ``path`` (only compared against, never used)."""
+    reg = load_registry(path)
     return {c["statistic"]: c["published"] for c in reg["checks"] if c.get("published") is not None}
 
 
@@ -299,35 +290,26 @@ def table1_markdown(long, s: Mapping, published: Mapping[str, float], n_per_k: i
 # --------------------------------------------------------------------------------------------
 # the step
 # --------------------------------------------------------------------------------------------
-def write_tables(ctx: StepContext) -> None:
-    """Figure 4, Table 1, Figure 5, Figure 6 tables (+ the per-sample cost) from the sample
-    families, with sidecars."""
-    from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
-
-    from ..aggregate import write_table
-    from .timing import cost_table
-
+def write_tables(ctx: StepContext) -> dict:
+    """Figure 4, Table 1, Figure 5, Figure 6 tables and the per-sample cost (host dependent) from
+    the sample families."""
     s, out = ctx.settings, ctx.output
     a = s["appendix_c"]
-    with log_to(ctx.log), Timer() as t:
-        records = load_records(ctx.plan)
-        main = records.get(MAIN_CLICK_MODEL)
-        if main is None or not main.full:
-            raise AppendixCError(f"Table 1 and Figures 5-6 need every per-sample quantity of {MAIN_CLICK_MODEL}: "
-                                 "list it in zoghi2015.appendix_c.click_models and winner_statistics")
-        write_table(condorcet_table(records), out.condorcet_csv,
-                    columns=["K", "p_condorcet", "n_samples", "stderr", "click_model"])
-        long = table1_long(main, a["random_walk_main"], a["von_neumann_support"], POOLINGS[a["pooling"]])
-        write_table(long, out.table1_long_csv)
-        table1_matrix(long, "main", "percent").to_csv(out.table1_csv, float_format="%.6g", lineterminator="\n")
-        table1_matrix(long, "main", "se").to_csv(out.table1_se_csv, float_format="%.6g", lineterminator="\n")
-        atomic_write_text(out.table1_md, table1_markdown(long, s, published_values(ctx.input.registry),
-                                                         int(a["samples_per_k"]), a["k_values_resolved"]))
-        write_table(c_lc_distribution(records), out.c_lc_csv)
-        write_table(delta_ratio_table(main), out.delta_ratio_csv)
-        write_table(cost_table(ctx.plan.samples), out.appendix_c_cost_csv)
-        print(f"{len(ctx.input.samples)} sample shards, {sum(r.k.size for r in records.values())} samples")
-    for key in APPENDIX_C_TABLES:
-        write_sidecar(out[key], inputs=ctx.input.samples, config=a, seeds={"seed": int(a["seed"])},
-                      extra={"experiment": NAME, "output": key, "host_dependent": key == "appendix_c_cost_csv"},
-                      **t.as_kwargs())
+    records = load_records(ctx.plan)
+    main = records.get(MAIN_CLICK_MODEL)
+    if main is None or not main.full:
+        raise AppendixCError(f"Table 1 and Figures 5-6 need every per-sample quantity of {MAIN_CLICK_MODEL}: "
+                             "list it in zoghi2015.appendix_c.click_models and winner_statistics")
+    write_table(condorcet_table(records), out.condorcet_csv,
+                columns=["K", "p_condorcet", "n_samples", "stderr", "click_model"])
+    long = table1_long(main, a["random_walk_main"], a["von_neumann_support"], POOLINGS[a["pooling"]])
+    write_table(long, out.table1_long_csv)
+    table1_matrix(long, "main", "percent").to_csv(out.table1_csv, float_format="%.6g", lineterminator="\n")
+    table1_matrix(long, "main", "se").to_csv(out.table1_se_csv, float_format="%.6g", lineterminator="\n")
+    atomic_write_text(out.table1_md, table1_markdown(long, s, published_values(ctx.input.registry),
+                                                     int(a["samples_per_k"]), a["k_values_resolved"]))
+    write_table(c_lc_distribution(records), out.c_lc_csv)
+    write_table(delta_ratio_table(main), out.delta_ratio_csv)
+    write_table(cost_table(ctx.plan.samples), out.appendix_c_cost_csv)
+    print(f"{len(ctx.input.samples)} sample shards, {sum(r.k.size for r in records.values())} samples")
+    return {"appendix_c_seed": int(a["seed"])}

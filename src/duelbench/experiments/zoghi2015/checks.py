@@ -12,20 +12,25 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
 
+from duelbench.bounds.ccb import ccb_quantities
+from duelbench.data.registry import load_matrix
 from duelbench.engine.jobs import group_shards, ShardSpec
-from duelbench.provenance.joblog import log_to
-from ..claims import Missing
+from duelbench.problems.winners import condorcet_winner, copeland_scores, copeland_winners
+from duelbench.report.checks import Measurement
+from duelbench.report.verdict import bootstrap_stream
+
+from ..claims import checks_table, evaluate_with_reasons, Missing
 from ..contract import StepContext
-from . import FIGURE_MATRICES, KINDS, MAIN_CLICK_MODEL, NAME, SAVAGE, REGRET_ITEMS, half_horizon, item_settings, regret_shards
+from .config import FIGURE_MATRICES, KINDS, MAIN_CLICK_MODEL, REGRET_ITEMS, SAVAGE, half_horizon, item_settings, regret_shards
 from .appendix_c import N_ARMS, delta_ratio
 from .appendix_c_tables import TABLE1_NOTIONS
 from .regret import final_values, run_curves
 
 
 def _m(value=None, *, se=None, a=None, b=None, evidence="", replicates=None, runs=None, components=None):
-    from duelbench.report.checks import Measurement
-
     return Measurement(value=value, se=se, a=a, b=b, evidence=evidence, replicates=replicates, runs=runs,
                        components=components)
 
@@ -37,8 +42,6 @@ BOOTSTRAP_REPLICATES = 20000
 
 def _rank_rows(x: np.ndarray) -> np.ndarray:
     """Average ranks along the last axis (ties share their mean rank, as Spearman's rho takes them)."""
-    from scipy.stats import rankdata
-
     return rankdata(x, axis=-1, method="average")
 
 
@@ -65,8 +68,6 @@ def inverted_cdf_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> n
 
 def delta_star_pairs(P) -> np.ndarray:
     """``Delta*_ij`` (Definition 3.5, L171) from bounds.ccb's ``Delta*_i`` and ``Delta_ij``."""
-    from duelbench.bounds.ccb import ccb_quantities
-
     a = P.values if hasattr(P, "values") else np.asarray(P, dtype=float)
     q = ccb_quantities(a)
     di = q.delta_star[:, None]
@@ -75,10 +76,6 @@ def delta_star_pairs(P) -> np.ndarray:
 
 def fact_measurements() -> dict:
     """The ``facts:*`` statistics (full MSLR matrices)."""
-    from duelbench import load_matrix
-    from duelbench.bounds.ccb import ccb_quantities
-    from duelbench.problems.winners import condorcet_winner
-
     out = {}
     inf = load_matrix("mslr_informational")
     cw = condorcet_winner(inf)
@@ -96,10 +93,6 @@ def fact_measurements() -> dict:
 
 def theory_measurements() -> dict:
     """The ``theory:*`` statistics."""
-    from duelbench import load_matrix
-    from duelbench.bounds.ccb import ccb_quantities
-    from duelbench.problems.winners import condorcet_winner, copeland_scores, copeland_winners
-
     out = {}
     try:
         P = load_matrix("zoghi_copeland500")
@@ -145,10 +138,6 @@ def theory_measurements() -> dict:
 def appendix_c_measurements(out: Mapping[str, str], s: Mapping, replicates: int = BOOTSTRAP_REPLICATES) -> dict:
     """``fig4:*``, ``table1:*``, ``fig5:*``, ``fig6:*`` from the Appendix-C tables; bootstrap
     streams from the section's ``seed`` and the statistic's name."""
-    import pandas as pd
-
-    from duelbench.report.verdict import bootstrap_stream
-
     seed = int(s["seed"])
     a = s["appendix_c"]
     ks = list(a["k_values_resolved"])
@@ -342,30 +331,14 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
     return m
 
 
-def write_checks(ctx: StepContext) -> list:
-    """Every registry check at the active fidelity -> ``checks.csv`` (+ sidecar)."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-    from duelbench.report.checks import outcome_counts, write_checks_csv
+def write_checks(ctx: StepContext) -> dict:
+    """Every registry check at the active fidelity -> ``checks.csv``."""
+    s = ctx.settings
 
-    from ..claims import evaluate_with_reasons
-
-    s, inp = ctx.settings, ctx.input
-    with log_to(ctx.log), Timer() as t:
-        registry = ctx.registry(inp.registry)
-        meas = {}
-        meas.update(fact_measurements())
-        meas.update(theory_measurements())
-        meas.update(appendix_c_measurements(inp, s))
-        meas.update(regret_measurements(registry, s, regret_shards(ctx.config)))
-        results = evaluate_with_reasons(
+    def evaluate(registry):
+        meas = {**fact_measurements(), **theory_measurements(), **appendix_c_measurements(ctx.input, s),
+                **regret_measurements(registry, s, regret_shards(s))}
+        return evaluate_with_reasons(
             registry, lambda stat: meas.get(stat, Missing(f"statistic {stat!r} not computed")), s["fidelity"])
-        write_checks_csv(results, ctx.output.checks_csv)
-        for r in results:
-            print(f"{r.outcome:12s} {'asserted' if r.asserted else '        '} {r.check['id']}: {r.evidence}")
-    inputs = [inp.registry] + [inp[k] for k in ("condorcet_csv", "table1_long_csv", "c_lc_csv", "delta_ratio_csv")]
-    write_sidecar(ctx.output.checks_csv, inputs=inputs + list(inp.shards), config=dict(s),
-                  seeds={"seed": int(s["seed"]), "appendix_c": int(s["appendix_c"]["seed"])},
-                  extra={"experiment": NAME, "fidelity": s["fidelity"],
-                         "outcomes": outcome_counts(results)},
-                  **t.as_kwargs())
-    return results
+
+    return checks_table(ctx, evaluate)

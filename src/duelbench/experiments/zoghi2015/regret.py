@@ -11,7 +11,7 @@ cumulative regret (Definition 1, kind ``copeland_zoghi``; Z3) against t on a log
   0.2 and 0.4.
 
 Each figure comes from ordinary simulation shards (:func:`duelbench.engine.jobs.plan_shards`,
-planned by :func:`duelbench.experiments.zoghi2015.regret_shards`), so runs are shared with any
+planned by :func:`.config.regret_shards`), so runs are shared with any
 other experiment that requests the same shards. Algorithms that need the horizon in advance
 (SAVAGE, ``needs_horizon``) are run once per point of a log grid of horizons (the engine's
 horizon mode), and once more at ``T/2`` so that the regret at T can be compared with an
@@ -32,10 +32,16 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+import matplotlib.pyplot as plt
+import pandas as pd
+
 from duelbench.engine.jobs import group_shards, ShardSpec
-from duelbench.provenance.joblog import log_to
+
+from ..aggregate import CURVE_COLUMNS, load_group, summarise, write_table
 from ..contract import StepContext
-from . import ITEM_TITLES, KINDS, NAME, REGRET_ITEMS, item_settings, needs_horizon, regret_shards
+from ..plotting import algorithm_style, frame_curves, frame_top, save_figure
+from .config import ITEM_TITLES, KINDS, REGRET_ITEMS, item_settings, needs_horizon, regret_shards
+from .timing import throughput_table
 
 
 def regret_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]]):
@@ -44,10 +50,6 @@ def regret_table(s: Mapping, specs_by_item: Mapping[str, Sequence[ShardSpec]]):
     For horizon-mode algorithms the T/2 job contributes its final point only (the other points
     of its grid are runs at other horizons, already covered by the job at T).
     """
-    import pandas as pd
-
-    from ..aggregate import CURVE_COLUMNS, load_group, summarise
-
     frames = []
     seen = set()
     for item in REGRET_ITEMS:
@@ -80,10 +82,6 @@ def plot_item(table, s: Mapping, item: str, out_paths: Sequence[str], *, fidelit
     """Draw one item: a panel per dataset, mean +- 1 s.e. (shaded), log x, linear y framed to the
     curves of :data:`FRAME_ALGORITHMS`; horizon-mode algorithms as markers with error bars at
     their independent horizons."""
-    import matplotlib.pyplot as plt
-
-    from ..plotting import algorithm_style, frame_curves, frame_top, save_figure
-
     it = item_settings(s, item)
     kind = KINDS[0]
     data = table[table["kind"] == kind]
@@ -136,23 +134,17 @@ def plot_item(table, s: Mapping, item: str, out_paths: Sequence[str], *, fidelit
 
 def final_values(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> np.ndarray:
     """Per-run cumulative regret at the horizon of one (dataset, algorithm) job."""
-    from ..aggregate import load_group
-
     return np.asarray(load_group(specs, KINDS).final(kind), dtype=float)
 
 
 def run_curves(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.ndarray, np.ndarray]:
     """(checkpoints, per-run cumulative regret, runs x checkpoints) of one job, runs in order."""
-    from ..aggregate import load_group
-
     r = load_group(specs, KINDS)
     return np.asarray(r.checkpoints, dtype=np.int64), np.asarray(r.regret_of(kind), dtype=float)
 
 
 def mean_curve(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.ndarray, np.ndarray]:
     """(checkpoints, mean cumulative regret) of one job."""
-    from ..aggregate import load_group
-
     r = load_group(specs, KINDS)
     return np.asarray(r.checkpoints, dtype=np.int64), np.asarray(r.mean(kind), dtype=float)
 
@@ -160,47 +152,26 @@ def mean_curve(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> tuple[np.nda
 # --------------------------------------------------------------------------------------------
 # steps
 # --------------------------------------------------------------------------------------------
-def aggregate(ctx: StepContext) -> None:
-    """``regret.csv`` and ``throughput.csv`` from the simulation shards (+ sidecars)."""
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    from ..aggregate import write_table
-    from .timing import throughput_table
-
-    s, out = ctx.settings, ctx.output
-    by_item = regret_shards(ctx.config)
-    with log_to(ctx.log), Timer() as t:
-        table = regret_table(s, by_item)
-        write_table(table, out.regret_csv)
-        thr, sidecars = throughput_table(by_item)
-        write_table(thr, out.throughput_csv)
-        print(f"{len(ctx.plan.shards)} shards -> {len(table)} curve rows")
-        for _, r in thr.iterrows():
-            print(f"  {r['item']:12s} {r['dataset']:24s} K={r['K']:4d} {r['algorithm']:16s} T={r['horizon']:>10d} "
-                  f"{r['steps_per_second']:.4g} steps/s ({r['source']})")
-    cfg = {k: s[k] for k in (*REGRET_ITEMS, "seed", "kind", "runs_per_shard", "fidelity")}
-    write_sidecar(out.regret_csv, inputs=ctx.input.shards, config=cfg, seeds={"seed": int(s["seed"])},
-                  extra={"experiment": NAME, "kinds": list(KINDS), "rows": int(len(table))}, **t.as_kwargs())
-    write_sidecar(out.throughput_csv, inputs=sidecars, config=cfg, seeds={"seed": int(s["seed"])}, hash_inputs=False,
-                  extra={"experiment": NAME, "host_dependent": True,
-                         "source": "run.info.steps_per_second and run.wall_time_s of the shard sidecars; "
-                                   "shards read from the results archive have none"},
-                  **t.as_kwargs())
+def aggregate(ctx: StepContext) -> dict:
+    """``regret.csv`` and ``throughput.csv`` (host dependent: from the sidecars of the shards
+    this build computed; shards read from the results archive have none) from the simulation
+    shards."""
+    by_item = regret_shards(ctx.settings)
+    table = regret_table(ctx.settings, by_item)
+    write_table(table, ctx.output.regret_csv)
+    thr, _ = throughput_table(by_item)
+    write_table(thr, ctx.output.throughput_csv)
+    print(f"{len(ctx.plan.shards)} shards -> {len(table)} curve rows")
+    for _, r in thr.iterrows():
+        print(f"  {r['item']:12s} {r['dataset']:24s} K={r['K']:4d} {r['algorithm']:16s} T={r['horizon']:>10d} "
+              f"{r['steps_per_second']:.4g} steps/s ({r['source']})")
+    return {"kinds": list(KINDS), "rows": int(len(table))}
 
 
-def figures(ctx: StepContext) -> None:
-    """Figures 1-3 and the sensitivity figure from ``regret.csv`` (+ sidecars)."""
-    import pandas as pd
-
-    from duelbench.provenance.sidecar import Timer, write_sidecar
-
-    s, out = ctx.settings, ctx.output
-    with log_to(ctx.log), Timer() as t:
-        table = pd.read_csv(ctx.input.regret_csv, dtype={"param_hash": str})
-        for item in REGRET_ITEMS:
-            plot_item(table, s, item, [out[f"{item}_pdf"], out[f"{item}_png"]], fidelity=s["fidelity"])
+def figures(ctx: StepContext) -> dict:
+    """Figures 1-3 and the sensitivity figure from ``regret.csv``."""
+    table = pd.read_csv(ctx.input.regret_csv, dtype={"param_hash": str})
     for item in REGRET_ITEMS:
-        for ext in ("pdf", "png"):
-            write_sidecar(out[f"{item}_{ext}"], inputs=[ctx.input.regret_csv], config=s[item],
-                          seeds={"seed": int(s["seed"])}, extra={"experiment": NAME, "item": item, "kind": KINDS[0]},
-                          **t.as_kwargs())
+        plot_item(table, ctx.settings, item, [ctx.output[f"{item}_pdf"], ctx.output[f"{item}_png"]],
+                  fidelity=ctx.settings["fidelity"])
+    return {"kind": KINDS[0]}

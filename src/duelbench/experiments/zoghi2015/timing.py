@@ -2,7 +2,6 @@
 
 * ``throughput.csv`` (:func:`throughput_table`): steps per second of every simulation job.
 * ``appendix_c_cost.csv`` (:func:`cost_table`): seconds per sample of every Appendix-C sample shard.
-* :func:`extrapolated_cost`: the CPU time of another fidelity's jobs, extrapolated from both.
 
 Timings come from the provenance sidecars of the shards this build computed (``source``
 ``computed``). A shard read from the results archive has no sidecar: its timing is missing (NaN)
@@ -15,19 +14,23 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from duelbench.archive.store import VALID
-
+from duelbench.data.registry import dataset_info
 from duelbench.engine.jobs import group_shards, ShardSpec
+from duelbench.engine.shard_sources import sources_for
+from duelbench.provenance.sidecar import read_sidecar
+
 from ..contract import SampleShard
-from . import KINDS, REGRET_ITEMS, appendix_c_samples, shard_specs
+from ..samples import sources
+from .appendix_c import sample_pairs
+from .config import KINDS, REGRET_ITEMS
 
 
 def _timing(path: str, archived: bool) -> dict | None:
     """The ``run`` record of a shard's sidecar, or None when it was read from the archive or
     has no sidecar."""
-    from duelbench.provenance.sidecar import read_sidecar
-
     if archived or not os.path.isfile(path + ".json"):
         return None
     return read_sidecar(path)
@@ -48,11 +51,6 @@ def throughput_table(specs_by_item: Mapping[str, Sequence[ShardSpec]]):
     ``run.info.steps_per_second``); NaN without a timed shard. Horizon-mode algorithms count
     ``horizon x runs`` steps although they simulate every point of their horizon grid.
     """
-    import pandas as pd
-
-    from duelbench.data.registry import dataset_info
-    from duelbench.engine.shard_sources import sources_for
-
     sources = sources_for(KINDS)
     rows, sidecars = [], []
     for item in REGRET_ITEMS:
@@ -96,11 +94,6 @@ def cost_table(shards: Iterable[SampleShard]):
     """Cost per sample of every Appendix-C sample shard, from its sidecar (``run.wall_time_s``,
     ``run.cpu_time_s``): columns :data:`COST_COLUMNS` (host dependent; NaN for shards read from
     the archive, ``source`` = ``archive``)."""
-    import pandas as pd
-
-    from ..samples import sources
-    from .appendix_c import sample_pairs
-
     rows = []
     for sh in sorted(shards, key=lambda x: (x.family, x.a)):
         ks = np.array([K for K, _ in sample_pairs(sh.job, sh.a, sh.b)], dtype=float)
@@ -114,38 +107,3 @@ def cost_table(shards: Iterable[SampleShard]):
                      "samples": n, "source": "computed" if doc is not None else "archive", "wall_s": wall,
                      "cpu_s": cpu, "seconds_per_sample": wall / n, "cpu_seconds_per_sample": cpu / n})
     return pd.DataFrame(rows, columns=COST_COLUMNS)
-
-
-def extrapolated_cost(config: Mapping, throughput_csv: str, cost_csv: str, *, fidelity: str = "paper"):
-    """CPU seconds of every job of ``fidelity``, **extrapolated** from a smaller build's measurements.
-
-    ``throughput_csv`` / ``cost_csv`` are ``throughput.csv`` and ``appendix_c_cost.csv`` of a
-    finished build (e.g. the quick one). A simulation shard costs ``horizon x runs`` steps at the
-    measured ``cpu_steps_per_second`` of its (dataset, algorithm) (per-step cost can change with
-    t, so this is an extrapolation); an Appendix-C shard costs the sum over its samples of the
-    measured CPU seconds per sample at that K, linearly interpolated between the mean K of the
-    measured shards of its click model and mode. Untimed measurements (NaN) are skipped.
-    Returns one row per shard: ``part, name, algorithm, horizon, units, cpu_s``.
-    """
-    import pandas as pd
-
-    from .appendix_c import sample_pairs
-
-    thr = pd.read_csv(throughput_csv)
-    rate = thr.groupby(["dataset", "algorithm"])["cpu_steps_per_second"].median().to_dict()
-    cost = pd.read_csv(cost_csv).dropna(subset=["cpu_seconds_per_sample"])
-    rows = []
-    for sp in shard_specs(config, fidelity):
-        r = rate.get((sp.dataset, sp.algorithm))
-        steps = sp.horizon * (sp.run_stop - sp.run_start)
-        rows.append({"part": "regret", "name": sp.dataset, "algorithm": sp.algorithm, "horizon": sp.horizon,
-                     "units": steps, "cpu_s": steps / r if r and np.isfinite(r) else np.nan})
-    for sh in appendix_c_samples(config, fidelity):
-        model, mode = sh.job["click_model"], sh.job["mode"]
-        c = cost[(cost["click_model"] == model) & (cost["mode"] == mode)].groupby("K_mean", as_index=False).mean(
-            numeric_only=True)
-        ks = np.array([K for K, _ in sample_pairs(sh.job, sh.a, sh.b)], dtype=float)
-        per = np.interp(ks, c["K_mean"].to_numpy(float), c["cpu_seconds_per_sample"].to_numpy(float)) if len(c) else np.nan
-        rows.append({"part": "appendix_c", "name": model, "algorithm": mode, "horizon": 0, "units": sh.b - sh.a,
-                     "cpu_s": float(np.sum(per))})
-    return pd.DataFrame(rows)
