@@ -99,7 +99,7 @@ class Archive:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        import fcntl
+        import fcntl  # POSIX only: imported where the lock is taken
 
         self.root.mkdir(parents=True, exist_ok=True)
         with open(self.root / ".lock", "a") as fh:

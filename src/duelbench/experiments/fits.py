@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.stats import linregress
+
+from duelbench.report.verdict import proportion
 
 
 def ols_slope(x, y) -> float:
@@ -32,8 +35,6 @@ def loglog_fit(x, y) -> dict:
         natural-log line) and ``points``; the slope and intercept are NaN below two points or
         without two distinct ``x``.
     """
-    from scipy.stats import linregress
-
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
     x, y = np.log(x[keep]), np.log(y[keep])
@@ -48,8 +49,6 @@ def loglog_fit(x, y) -> dict:
 def clopper_pearson(k: int, n: int) -> tuple[float, float]:
     """The Clopper-Pearson interval of ``k`` successes in ``n`` trials at the level of the
     statistics contract (:func:`duelbench.report.verdict.proportion`, 95 %); NaN for ``n = 0``."""
-    from duelbench.report.verdict import proportion
-
     if int(n) <= 0:
         return math.nan, math.nan
     e = proportion(int(k), int(n))

@@ -65,7 +65,7 @@ _FALLBACK = list(plt.get_cmap("tab20").colors)
 
 def _registry_title(name: str) -> str | None:
     try:
-        from duelbench.algorithms.registry import get_algorithm
+        from duelbench.algorithms.registry import get_algorithm  # loads every algorithm module: only for a title
 
         return get_algorithm(name).title
     except Exception:  # registry unavailable or unknown name: fall back to the raw name

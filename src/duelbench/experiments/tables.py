@@ -10,6 +10,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from duelbench.provenance.sidecar import atomic_write_text
+
 
 def _cell(v) -> str:
     """CSV text of a value: floats at full precision (repr), bools as true/false."""
@@ -47,8 +49,6 @@ def write_rows(path: str, columns: Sequence[str], rows: Iterable[Mapping], *, em
     empty_nan : bool
         Write a NaN as an empty cell (numpy floats as Python floats) instead of ``nan``.
     """
-    from duelbench.provenance.sidecar import atomic_write_text
-
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(columns)

@@ -66,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .matrix import square_values
-from .winners import borda_scores, copeland_scores
+from .winners import borda_scores, condorcet_winner, copeland_scores
 
 __all__ = [
     "strength_order",
@@ -286,7 +286,6 @@ class TransitivityReport:
         The first few violating triples.
     tol : float
     """
-
     K: int
     order: tuple
     order_consistent: bool
@@ -391,8 +390,6 @@ def gaps_to_best(P, best: int | None = None) -> np.ndarray:
     """
     a = square_values(P)
     if best is None:
-        from .winners import condorcet_winner
-
         best = condorcet_winner(a)
         if best is None:
             o = strength_order(a)

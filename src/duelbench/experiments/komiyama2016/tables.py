@@ -7,13 +7,15 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import pandas as pd
+
+from duelbench.data.paths import display_path
+
 from ..tables import read_rows
 
 
 def display(p) -> str:
     """A path as recorded in sidecars (relative to the checkout when inside it)."""
-    from duelbench.data.paths import display_path
-
     return display_path(p)
 
 
@@ -31,8 +33,6 @@ def sig(x, digits: int = 3) -> str:
 
 def read_regret(path: str):
     """``regret.csv`` or ``final_regret.csv`` as a DataFrame (exact floats, ``variant`` as bool)."""
-    import pandas as pd
-
     df = pd.read_csv(path, dtype={"param_hash": str, "dataset": str, "algorithm": str, "label": str},
                      float_precision="round_trip", keep_default_na=False, na_values=[""])
     df["variant"] = df["variant"].astype(str).str.lower() == "true"
@@ -42,7 +42,6 @@ def read_regret(path: str):
 @dataclass
 class Tables:
     """The experiment's tables, as read from its outputs (any of them may be missing: None)."""
-
     settings: dict
     bounds: dict = field(default_factory=dict)  # matrix -> row of bound_constants.csv
     winners: dict = field(default_factory=dict)  # matrix -> rows of bound_winners.csv
