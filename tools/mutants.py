@@ -42,6 +42,7 @@ import io
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -189,9 +190,13 @@ def run_tests(targets: list[str], env: dict, timeout: float) -> tuple[str, float
     """Run pytest on ``targets``; ``("passed" | "failed" | "timeout" | "error", seconds)``."""
     cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "--no-header", *targets]
     start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=CHECKOUT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
     try:
-        proc = subprocess.run(cmd, cwd=CHECKOUT, env=env, capture_output=True, text=True, timeout=timeout)
+        proc.wait(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # pytest and any process it started (its own group)
+        proc.wait()
         return "timeout", time.monotonic() - start
     seconds = time.monotonic() - start
     if proc.returncode == 0:
@@ -228,8 +233,8 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help="modules relative to src/duelbench (default: all mapped)")
     parser.add_argument("--per-module", type=int, default=30, help="mutants sampled per module (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
-    parser.add_argument("--timeout-factor", type=float, default=4.0,
-                        help="timeout = factor × the unmutated run's time, at least 120 s")
+    parser.add_argument("--timeout-factor", type=float, default=2.0,
+                        help="timeout = factor × the unmutated run's time, at least 60 s")
     parser.add_argument("--seed-cache", type=Path, default=None,
                         help="NUMBA_CACHE_DIR to copy into the run's temporary cache first")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop starting mutants after this")
@@ -267,6 +272,9 @@ def main(argv=None) -> int:
         writer = csv.DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         for mod, population, sample in plan:
+            if args.max_minutes is not None and time.monotonic() - started > 60 * args.max_minutes:
+                print(f"{mod}: not run (--max-minutes reached)", flush=True)
+                continue
             target = root / "pkg" / "duelbench" / mod
             pristine = target.read_text(encoding="utf-8")
             stat = target.stat()
@@ -275,7 +283,7 @@ def main(argv=None) -> int:
                   flush=True)
             if status != "passed":
                 continue
-            timeout = max(120.0, args.timeout_factor * base)
+            timeout = max(60.0, args.timeout_factor * base)
             for m in sample:
                 if args.max_minutes is not None and time.monotonic() - started > 60 * args.max_minutes:
                     break
