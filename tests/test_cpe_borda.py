@@ -11,8 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from duelbench.cpe.borda import (BordaResult, clucb_borda_exact, clucb_borda_pac, enumerated_mwmc,
+from duelbench.cpe.borda import (BordaResult, borda_worst, clucb_borda_exact, clucb_borda_pac, enumerated_mwmc,
                                  expected_reduced_reward, reduced_samples, sampler_probabilities, tv_distance)
+from duelbench.cpe.borda_kernel import draw_row
 from duelbench.cpe.instance import BipartiteInstance
 from duelbench.cpe.matching import enumerate_matchings, matching_weight, mwmc
 from reference import cpe_borda as ref
@@ -145,6 +146,22 @@ def test_table_oracle_breaks_ties_lexicographically():
         best = [M.tolist() for M, x in zip(table, weights) if x == weights.max()]
         assert enumerated_mwmc(B, w).tolist() == min(best)
         assert enumerated_mwmc(B, w).tolist() == ref.oracle(B, w)  # the reference's mwmc-only rule
+
+
+@pytest.mark.parametrize("sampler, eta", [("exact", 0.0), ("biased", 0.3), ("biased", 0.05)])
+def test_reduced_samples_follow_the_rounds_stream(sampler, eta):
+    """D7: sample k uses u₁ = u[k, 0] for the row of M′ (every row reachable, the last one included)
+    and u₂ = u[k, 1] for the duel, exactly as the algorithms' rounds (``borda_kernel.draw_row``)."""
+    table = enumerate_matchings(B)
+    bad = borda_worst(B, table)
+    bad_row = int(np.flatnonzero(np.all(table == bad, axis=1))[0])
+    e, n = 10, 3000  # position 2, where the last two rows of the table differ
+    x = reduced_samples(B, e, n, np.random.default_rng(8), sampler=sampler, eta=eta)
+    u = np.random.default_rng(8).random((n, 2))
+    rows = [draw_row(u1, len(table), sampler == "biased", eta, bad_row) for u1 in u[:, 0]]
+    assert set(rows) == set(range(len(table)))
+    opp = table[rows, B.position[e]]
+    assert x.tolist() == (u[:, 1] < B.P[e, opp]).astype(float).tolist()
 
 
 # --- compiled loop against the reference ------------------------------------------------------

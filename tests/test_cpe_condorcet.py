@@ -346,3 +346,20 @@ def test_option_validation():
         car_parallel(inst, 0.05, 0)
     with pytest.raises(TypeError):
         car_parallel(inst, 0.001, "seed")
+
+
+def test_seed_forms():
+    """Seeds: an integer, a SeedSequence or a Generator; booleans, strings and None are refused."""
+    inst = _instance(3, 1, [(0, 0), (1, 0), (2, 0)], {(0, 1): 0.1, (0, 2): 0.2, (1, 2): 0.9}, "three")
+    for bad in (True, False, None, "3", 1.0):
+        with pytest.raises(TypeError):
+            car_cond(inst, 0.1, bad)
+        with pytest.raises(TypeError):
+            car_parallel(inst, 0.001, bad)
+    a = car_cond(inst, 0.1, np.int64(4), check_every="geometric")
+    b = car_cond(inst, 0.1, np.random.SeedSequence(4), check_every="geometric")
+    assert (a.samples, a.rounds) == (b.samples, b.rounds)
+    root = np.random.SeedSequence(int(np.random.default_rng(9).integers(2**63)))
+    c = car_parallel(inst, 0.001, np.random.default_rng(9), check_every="geometric", ratio=2.0)
+    d = car_parallel(inst, 0.001, root, check_every="geometric", ratio=2.0)
+    assert (c.samples, c.steps, c.samples_per_instance) == (d.samples, d.steps, d.samples_per_instance)
