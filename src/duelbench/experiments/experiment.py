@@ -88,12 +88,20 @@ class Experiment:
         return tuple(self.kinds)
 
     def shards(self, s: Mapping) -> list[ShardSpec]:
-        """The simulation shards (default: none)."""
+        """The simulation shards (default: none); a shard two figures share may be listed twice,
+        the plan keeps each path once (:meth:`planned_shards`)."""
         return []
+
+    def planned_shards(self, s: Mapping) -> list[ShardSpec]:
+        """:meth:`shards`, each path once, in the order first listed."""
+        out: dict[str, ShardSpec] = {}
+        for sp in self.shards(s):
+            out.setdefault(sp.path, sp)
+        return list(out.values())
 
     def shard_specs(self, config: Mapping, fidelity: str | None = None) -> list[ShardSpec]:
         """The simulation shards of ``config`` at ``fidelity`` (default: the configuration's)."""
-        return self.shards(self.settings(config, fidelity))
+        return self.planned_shards(self.settings(config, fidelity))
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The sample shards (default: none)."""
@@ -116,7 +124,7 @@ class Experiment:
         items = paper_items(self.items(s, out), self.paper_items)
         curves = (out[self.curves[0]], self.curves[1]) if self.curves else None
         return Plan(name=self.name, settings=s, steps=self.steps(s, out, config), items=items,
-                    shards=self.shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves)
+                    shards=self.planned_shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves)
 
     # ------------------------------------------------------------------ default steps
     @staticmethod

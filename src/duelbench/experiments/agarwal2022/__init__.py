@@ -105,16 +105,11 @@ class Agarwal2022(Experiment):
 
     def shards(self, s: Mapping) -> list[ShardSpec]:
         """Every simulation shard: each panel x each distinct (algorithm, parameters) of the curves."""
-        out, seen, cs = [], set(), curve_list(s)
-        for dataset in s["panels"].values():
-            for c in cs:
+        cs = curve_list(s)
+        return [sp for dataset in s["panels"].values() for c in cs
                 for sp in plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=c.algorithm,
                                       params=c.entry.params, horizon=int(s["horizon"]), runs=int(s["runs"]),
-                                      runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"]):
-                    if sp.path not in seen:
-                        seen.add(sp.path)
-                        out.append(sp)
-        return out
+                                      runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The batch-log sample shards: per panel, one shard of every run of every batched curve

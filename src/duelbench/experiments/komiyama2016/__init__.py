@@ -186,11 +186,8 @@ class Komiyama2016(Experiment):
         check_settings(s)
 
     def shards(self, s: Mapping) -> list[ShardSpec]:
-        """Every simulation shard (each path once): the panels', then the robustness datasets'."""
-        out: dict[str, ShardSpec] = {}
-        for sp in panel_specs(s) + robustness_specs(s):
-            out.setdefault(sp.path, sp)
-        return list(out.values())
+        """Every simulation shard: the panels', then the robustness datasets'."""
+        return panel_specs(s) + robustness_specs(s)
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The Table-1 sample family: the job is the recipe, sample ``i`` a function of (recipe,

@@ -161,12 +161,8 @@ class Zoghi2015(Experiment):
         check_settings(s)
 
     def shards(self, s: Mapping) -> list[ShardSpec]:
-        """Every simulation shard of the regret items (each path once)."""
-        out: dict[str, ShardSpec] = {}
-        for specs in regret_shards(s).values():
-            for sp in specs:
-                out.setdefault(sp.path, sp)
-        return list(out.values())
+        """Every simulation shard of the regret items."""
+        return [sp for specs in regret_shards(s).values() for sp in specs]
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """One Appendix-C sample family per click model (:func:`.config.appendix_c_samples`)."""
