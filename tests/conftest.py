@@ -69,3 +69,14 @@ def mslr_mirror() -> Path:
         f"MSLR data not available: set {DATA_MIRROR_ENV} to a folder with the *_PMat.npz files "
         f"(or place them in {DEFAULT_DATA_MIRROR})"
     )
+
+
+@pytest.fixture(scope="session")
+def mslr_data_dir(mslr_mirror, tmp_path_factory) -> Path:
+    """A data folder (``$DUELBENCH_DATA_DIR``) whose ``mslr/`` links the mirror's matrices: the
+    sampled datasets are derived from them and the archive checks their sha256."""
+    root = tmp_path_factory.mktemp("data")
+    (root / "mslr").mkdir()
+    for f in mslr_mirror.glob("*.npz"):
+        (root / "mslr" / f.name).symlink_to(f)
+    return root

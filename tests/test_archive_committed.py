@@ -38,14 +38,10 @@ MAX_COST = 10**6 * 64
 
 
 @pytest.fixture(scope="module")
-def data_dir(mslr_mirror, tmp_path_factory, monkeypatch_module):
-    """A data folder whose mslr/ holds the mirror's matrices (sampled datasets are derived from them)."""
-    root = tmp_path_factory.mktemp("data")
-    (root / "mslr").mkdir()
-    for f in mslr_mirror.glob("*.npz"):
-        (root / "mslr" / f.name).symlink_to(f)
-    monkeypatch_module.setenv("DUELBENCH_DATA_DIR", str(root))
-    return root
+def data_dir(mslr_data_dir, monkeypatch_module):
+    """The data folder with the mirror's matrices, as this process's ``$DUELBENCH_DATA_DIR``."""
+    monkeypatch_module.setenv("DUELBENCH_DATA_DIR", str(mslr_data_dir))
+    return mslr_data_dir
 
 
 @pytest.fixture(scope="module")

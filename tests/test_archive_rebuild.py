@@ -36,20 +36,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 
 
 @pytest.fixture(scope="module")
-def data_dir(mslr_mirror, tmp_path_factory):
-    root = tmp_path_factory.mktemp("data")
-    (root / "mslr").mkdir()
-    for f in mslr_mirror.glob("*.npz"):
-        (root / "mslr" / f.name).symlink_to(f)
-    return root
-
-
-@pytest.fixture(scope="module")
-def statuses(data_dir):
+def statuses(mslr_data_dir):
     """paper -> Counter of archive statuses of its planned shards and sample shards, and the
     stale ones."""
     mp = pytest.MonkeyPatch()
-    mp.setenv("DUELBENCH_DATA_DIR", str(data_dir))
+    mp.setenv("DUELBENCH_DATA_DIR", str(mslr_data_dir))
     mp.setenv("DUELBENCH_ARCHIVE", str(CHECKOUT / "archive"))
     try:
         import duelbench.config as dbc
@@ -77,7 +68,7 @@ def test_no_planned_entry_is_tampered(statuses, paper):
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_checks_rebuilt_from_the_archive_equal_the_committed_ones(statuses, paper, data_dir, tmp_path):
+def test_checks_rebuilt_from_the_archive_equal_the_committed_ones(statuses, paper, mslr_data_dir, tmp_path):
     counts, stale = statuses[paper]
     if set(counts) != {"valid"}:
         listed = "".join(f"\n  stale: {p}" for p in stale[:20])
@@ -86,7 +77,7 @@ def test_checks_rebuilt_from_the_archive_equal_the_committed_ones(statuses, pape
     root = copy_checkout(tmp_path / "checkout")
     shutil.copytree(CHECKOUT / "archive", root / "archive")
     (root / "data" / "mslr").mkdir(exist_ok=True)
-    for f in data_dir.joinpath("mslr").iterdir():
+    for f in mslr_data_dir.joinpath("mslr").iterdir():
         (root / "data" / "mslr" / f.name).symlink_to(f.resolve())
     env = snakemake_env()
     target = f"{paper}_checks"

@@ -141,6 +141,39 @@ def test_fixed_effect_slope_ignores_differences_between_groups_and_handles_censo
     assert dropped.censored_groups == ["c"] and dropped.slope == pytest.approx(censored.slope)
 
 
+def test_censored_fit_is_the_likelihood_maximum_whatever_the_order_of_the_runs():
+    """The censored-normal fit (Newton's method, correctly rounded sums) stops at the maximum of
+    the likelihood, which a tightly converged general optimizer confirms, and permuting the runs
+    of a cell changes no bit of it."""
+    from scipy.optimize import minimize
+    from scipy.stats import norm
+
+    from duelbench.experiments.chen2020.fits import fe_slope
+
+    rng = np.random.default_rng(11)
+    cells = [(g, x, level * x**1.5 * rng.lognormal(0, 1.0, 30))
+             for g, level in (("a", 1.0), ("b", 1e3), ("c", 5.0)) for x in (2.0, 4.0, 8.0, 16.0)]
+    cap = float(np.quantile(np.concatenate([c[2] for c in cells]), 0.6))
+    capped = [(g, x, np.minimum(a, cap)) for g, x, a in cells]
+    fit = fe_slope(capped, cap)
+    assert fit.censored_runs > 100
+    shuffled = fe_slope([(g, x, rng.permutation(a)) for g, x, a in capped], cap)
+    assert (shuffled.slope, shuffled.sigma) == (fit.slope, fit.sigma)
+
+    group = np.repeat(np.arange(3), 4 * 30)
+    lx = np.log(np.repeat([x for _, x, _ in capped], 30))
+    y = np.log(np.concatenate([a for _, _, a in capped]))
+    cens = y >= np.log(cap)
+
+    def nll(theta):
+        mean, s = theta[group] + theta[3] * lx, np.exp(theta[4])
+        return -(norm.logpdf(y[~cens], mean[~cens], s).sum() + norm.logsf(y[cens], mean[cens], s).sum())
+
+    start = np.array([0.0, 7.0, 1.6, 1.5, 0.0])
+    ref = minimize(nll, start, method="BFGS", options={"gtol": 1e-10})
+    assert fit.slope == pytest.approx(ref.x[3], rel=1e-7) and fit.sigma == pytest.approx(np.exp(ref.x[4]), rel=1e-6)
+
+
 def test_parallel_runs_split_into_calibration_and_fresh():
     from duelbench.experiments.chen2020.studies import parallel_split
 

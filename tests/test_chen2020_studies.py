@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from duelbench.experiments.contract import Files, run_harnessed, StepContext
-from duelbench.experiments.fits import clopper_pearson, loglog_fit, ols_slope
+from duelbench.experiments.fits import clopper_pearson, loglog_fit
+from duelbench.report.numerics import ols_slope
 
 chen = importlib.import_module("duelbench.experiments.chen2020").EXPERIMENT
 studies = importlib.import_module("duelbench.experiments.chen2020.studies")

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from duelbench.engine.shard_sources import sources_for
+from duelbench.report.numerics import column_fmeans, column_fsems
 
 #: Columns of a regret-curve table (in this order).
 CURVE_COLUMNS = ["dataset", "algorithm", "param_hash", "t", "mean", "stderr", "n_runs", "kind"]
@@ -53,7 +54,9 @@ def has_kind(result, kind: str) -> bool:
 
 
 def summarise(result, *, param_hash: str, kinds: Iterable[str] = ("copeland",), skip_undefined: bool = True) -> pd.DataFrame:
-    """One row per (kind, checkpoint): mean and standard error (ddof = 1) over runs.
+    """One row per (kind, checkpoint): mean and standard error (ddof = 1) over runs, by correctly
+    rounded sums (:func:`duelbench.report.numerics.column_fmeans`), so neither the order of the
+    runs nor the processor changes a digit.
 
     Kinds that are undefined for the instance (e.g. Condorcet regret without a Condorcet
     winner: all NaN) are left out when ``skip_undefined``.
@@ -63,11 +66,9 @@ def summarise(result, *, param_hash: str, kinds: Iterable[str] = ("copeland",), 
     for kind in kinds:
         if skip_undefined and not has_kind(result, kind):
             continue
-        mean = np.asarray(result.mean(kind), dtype=np.float64)
-        stderr = np.asarray(result.stderr(kind), dtype=np.float64)
+        regret = result.regret_of(kind)
+        mean, stderr = column_fmeans(regret), column_fsems(regret)
         n = int(np.asarray(result.run_indices).shape[0])
-        if n < 2:
-            stderr = np.full_like(mean, np.nan)
         frames.append(pd.DataFrame({
             "dataset": result.dataset, "algorithm": result.algorithm, "param_hash": param_hash,
             "t": t, "mean": mean, "stderr": stderr, "n_runs": n, "kind": kind,

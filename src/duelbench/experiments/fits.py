@@ -1,5 +1,7 @@
 """Slopes and intervals the experiments' tables show: ordinary least squares of a curve (closed
-form, or on log-log axes with its standard error) and the Clopper-Pearson interval of a share.
+form, :func:`ols_slope`, or on log-log axes with its standard error) and the Clopper-Pearson
+interval of a share.  The sums are those of :mod:`duelbench.report.numerics` (correctly
+rounded), so the slopes are the same on every processor.
 
 The intervals that decide a check are the statistics contract's (:mod:`duelbench.report.verdict`);
 these are the point estimates and bars a table or figure shows beside them.
@@ -10,23 +12,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.stats import linregress
 
+from duelbench.report.numerics import flog, ols
 from duelbench.report.verdict import proportion
 
 
-def ols_slope(x, y) -> float:
-    """OLS slope of ``y`` on ``x`` (NaN with fewer than two distinct ``x``)."""
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if x.size < 2 or np.ptp(x) == 0:
-        return math.nan
-    xc = x - x.mean()
-    return float(xc @ (y - y.mean()) / (xc @ xc))
-
-
 def loglog_fit(x, y) -> dict:
-    """OLS of ``log y`` on ``log x`` over the points with both positive and finite
-    (:func:`scipy.stats.linregress`).
+    """Least squares of ``log y`` on ``log x`` over the points with both positive and finite
+    (the formulas of :func:`scipy.stats.linregress`, by :func:`duelbench.report.numerics.ols`).
 
     Returns
     -------
@@ -37,12 +30,12 @@ def loglog_fit(x, y) -> dict:
     """
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
-    x, y = np.log(x[keep]), np.log(y[keep])
+    x, y = flog(x[keep]), flog(y[keep])
     out = {"slope": math.nan, "se": math.nan, "intercept": math.nan, "points": int(x.size)}
     if x.size < 2 or np.ptp(x) == 0:
         return out
-    r = linregress(x, y)
-    out.update(slope=float(r.slope), intercept=float(r.intercept), se=float(r.stderr) if x.size > 2 else math.nan)
+    r = ols(x, y)
+    out.update(slope=r["slope"], intercept=r["intercept"], se=r["stderr"] if x.size > 2 else math.nan)
     return out
 
 

@@ -6,12 +6,14 @@ colour derived from sha256 of their name (stable across processes and machines) 
 registry's ``title`` as label.
 
 Figures are written without timestamps in their metadata (:func:`save_figure`), so the same
-data give the same PDF/PNG bytes.
+data give the same PDF/PNG bytes; logarithmic axes take the C library's logarithm
+(:class:`LibmLogScale`), so the same data give the same pixels on every processor.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -22,7 +24,48 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.scale as mscale  # noqa: E402
 import numpy as np  # noqa: E402
+
+from duelbench.report.numerics import flog, fpow  # noqa: E402
+
+
+class LibmLogTransform(mscale.LogTransform):
+    """matplotlib's logarithmic axis transform with the C library's logarithm
+    (:func:`duelbench.report.numerics.flog`): numpy's vectorised one differs between processors in
+    the last bit, which now and then moves a drawn point into the next pixel."""
+
+    def transform_non_affine(self, values):
+        a = np.asarray(values, dtype=np.float64)
+        out = flog(a, self.base)
+        if self._clip:
+            out[a <= 0] = -1000  # as matplotlib's transform clips
+        return np.ma.array(out, mask=np.ma.getmaskarray(values)) if np.ma.isMaskedArray(values) else out
+
+    def inverted(self):
+        return LibmInvertedLogTransform(self.base)
+
+
+class LibmInvertedLogTransform(mscale.InvertedLogTransform):
+    """The inverse of :class:`LibmLogTransform`, ``base ** value`` by the C library's ``pow``."""
+
+    def transform_non_affine(self, values):
+        return fpow(self.base, values)
+
+    def inverted(self):
+        return LibmLogTransform(self.base)
+
+
+class LibmLogScale(mscale.LogScale):
+    """The ``"log"`` axis scale of matplotlib with :class:`LibmLogTransform` (registered in its
+    place when this module is imported, so every figure's logarithmic axes use it)."""
+
+    def __init__(self, *, base=10, subs=None, nonpositive="clip"):
+        super().__init__(base=base, subs=subs, nonpositive=nonpositive)
+        self._transform = LibmLogTransform(base, nonpositive)
+
+
+mscale.register_scale(LibmLogScale)
 
 # Okabe–Ito colour-blind-safe palette, then tab10 shades for the rest.
 _OI = {
@@ -124,7 +167,7 @@ def frame_curves(ax, top: float | None, curves: Sequence[tuple[str, str, np.ndar
         x = t[i]
         if i > 0 and mean[i] > mean[i - 1] and t[i - 1] > 0:  # interpolate the exit in log t
             f = (top - mean[i - 1]) / (mean[i] - mean[i - 1])
-            x = float(np.exp(np.log(t[i - 1]) + f * (np.log(t[i]) - np.log(t[i - 1]))))
+            x = math.exp(math.log(t[i - 1]) + f * (math.log(t[i]) - math.log(t[i - 1])))
         ax.plot([x], [top], marker="^", ms=7, color=colour, clip_on=False, zorder=5, ls="none")
         out.append(f"{label}: {mean[-1]:.2g}")
     if out:

@@ -44,6 +44,7 @@ import yaml
 from duelbench.provenance.sidecar import atomic_write
 
 from . import verdict as V
+from .numerics import fmean
 
 KINDS = ("published", "theory", "erratum", "shown")
 GATES = ("quick", "full", "none")
@@ -349,7 +350,7 @@ def evaluate(check: Mapping, m: Measurement, fidelity: str) -> CheckResult:
     outcome = d.verdict
     if is_sample:
         a, b = np.asarray(m.a, float), np.asarray(m.b, float)
-        ev = (ev + "; " if ev else "") + f"mean A {V.sig(V.fmean(a), 4)}, mean B {V.sig(V.fmean(b), 4)}, " \
+        ev = (ev + "; " if ev else "") + f"mean A {V.sig(fmean(a), 4)}, mean B {V.sig(fmean(b), 4)}, " \
                                          f"n = {a.size}/{b.size}"
     return CheckResult(c, outcome, d, ev, fidelity, asserted, value=m.value if d is None else None)
 

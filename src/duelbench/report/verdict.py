@@ -68,9 +68,10 @@ ratio and the 10 %-trimmed means' ratio are reported beside the mean ratio (show
 
 Determinism
 -----------
-Sums are compensated (:func:`math.fsum`) and bootstrap replicates are accumulated in a fixed
-order, so a written number does not depend on the processor's SIMD or BLAS kernels; the bootstrap
-stream is derived from a declared seed and the check's id.
+Sums are correctly rounded (:mod:`duelbench.report.numerics`: :func:`math.fsum`) and bootstrap
+replicates are accumulated in a fixed order, so a written number does not depend on the
+processor's SIMD or BLAS kernels nor on the order of the runs; the bootstrap stream is derived
+from a declared seed and the check's id.
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
+
+from .numerics import fmean, fstd, fvar, significant
 
 #: Two-sided level of every interval.
 LEVEL = 0.95
@@ -95,6 +98,10 @@ BOOTSTRAP_REPLICATES = 20000
 TRIM = 0.1
 #: std/mean above which the robust summaries are reported beside the means.
 HEAVY_TAIL_CV = 1.0
+#: Significant digits of a number in ``checks.csv`` (:func:`machine_number`): more than any
+#: estimate resolves, and a value a few units in the last place off (from code outside
+#: :mod:`.numerics`, e.g. an archived kernel's constants) is written the same.
+MACHINE_DIGITS = 12
 
 ESTIMATORS = ("exact", "normal", "mean_ratio", "paired_mean_ratio", "mean_difference", "paired_mean_difference",
               "proportion", "bootstrap")
@@ -110,19 +117,6 @@ class ContractError(ValueError):
 # --------------------------------------------------------------------------------------------
 # deterministic summaries
 # --------------------------------------------------------------------------------------------
-def fmean(x) -> float:
-    """Mean by compensated summation (independent of the order-dependent SIMD reductions)."""
-    x = np.asarray(x, dtype=float).ravel()
-    return math.fsum(x.tolist()) / x.size
-
-
-def fvar(x, ddof: int = 1) -> float:
-    """Sample variance by compensated summation."""
-    x = np.asarray(x, dtype=float).ravel()
-    m = fmean(x)
-    return math.fsum(((x - m) ** 2).tolist()) / (x.size - ddof) if x.size > ddof else float("nan")
-
-
 def trimmed_mean(x, share: float = TRIM) -> float:
     """Mean of ``x`` without the ``share`` smallest and largest values (sorted, deterministic)."""
     x = np.sort(np.asarray(x, dtype=float).ravel())
@@ -153,7 +147,7 @@ def sig(x, digits: int = 3) -> str:
 
 
 def machine_number(x) -> str:
-    """A value for a CSV: 12 significant digits (no last-bit differences between machines)."""
+    """A value for a CSV: :data:`MACHINE_DIGITS` significant digits."""
     if x is None:
         return ""
     if isinstance(x, (bool, np.bool_)):
@@ -163,7 +157,7 @@ def machine_number(x) -> str:
     x = float(x)
     if math.isnan(x) or math.isinf(x):
         return str(x)
-    return repr(float(f"{x:.12g}"))
+    return repr(significant(x, MACHINE_DIGITS))
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,7 +307,7 @@ class Estimate:
         if self.law == "t":
             return self.se
         if self.law == "bootstrap":
-            return float(np.std(self.replicates, ddof=1)) if self.replicates.size > 1 else None
+            return fstd(self.replicates) if self.replicates.size > 1 else None
         if self.law == "binomial" and self.trials:
             p = self.successes / self.trials
             return math.sqrt(max(p * (1 - p), 1.0 / self.trials) / self.trials)

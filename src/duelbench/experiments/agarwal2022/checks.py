@@ -64,6 +64,7 @@ import pandas as pd
 
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
+from duelbench.report.numerics import fmean, fvar
 
 from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
@@ -105,12 +106,8 @@ class Tables:
         return next((x for x in (xa, xb) if isinstance(x, Missing)), (xa, xb))
 
 
-def _mean(x: np.ndarray) -> float:
-    return float(np.sum(x)) / x.size
-
-
 def _ratio_of_ratios(a1, b1, a2, b2) -> float:
-    return (_mean(a1) / _mean(b1)) / (_mean(a2) / _mean(b2))
+    return (fmean(a1) / fmean(b1)) / (fmean(a2) / fmean(b2))
 
 
 def ratio_of_ratios(t: Tables, stat: str, a: str, b: str) -> Measurement:
@@ -130,7 +127,7 @@ def ratio_of_ratios(t: Tables, stat: str, a: str, b: str) -> Measurement:
         comps.append((f"{syn}/{real}", Measurement(value=value, replicates=reps, runs=n)))
     for p in PANELS:
         x = t.pair(p, a, b)
-        ev.append(f"{p} {V.sig(_mean(x[0]) / _mean(x[1]), 4)}")
+        ev.append(f"{p} {V.sig(fmean(x[0]) / fmean(x[1]), 4)}")
     return Measurement(components=comps, evidence=f"mean {a}/mean {b}: {', '.join(ev)}; ratio of ratios "
                                                   f"(synthetic/real), {BOOTSTRAP_REPLICATES} paired bootstrap replicates")
 
@@ -277,9 +274,9 @@ def measure(t: Tables, stat: str) -> Measurement:
             if x.size < 2:
                 return Missing(f"fewer than 2 runs of pcomp_gamma_b{int(B)} on {p}")
             bd = float(bound[0])
-            se = math.sqrt(V.fvar(x) / x.size)
-            comps.append((f"B={int(B)}", Measurement(value=V.fmean(x) / bd, se=se / bd, df=x.size - 1, runs=x.size)))
-            ev.append(f"B={int(B)}: {V.sig(V.fmean(x), 4)}/{V.sig(bd, 4)}")
+            se = math.sqrt(fvar(x) / x.size)
+            comps.append((f"B={int(B)}", Measurement(value=fmean(x) / bd, se=se / bd, df=x.size - 1, runs=x.size)))
+            ev.append(f"B={int(B)}: {V.sig(fmean(x), 4)}/{V.sig(bd, 4)}")
         return Measurement(components=comps, evidence="mean R(T)/bound: " + ", ".join(ev))
     if kind == "seed_rank" and len(parts) == 2:
         return _per_k(t, stat)

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
 from duelbench.engine.jobs import group_shards
+from duelbench.report.numerics import column_fmeans, column_fsems
 
 from .. import plotting
 from ..aggregate import write_table
@@ -23,8 +22,7 @@ FINAL_COLUMNS = ["panel", "dataset", "curve", "algorithm", "param_hash", "batche
 
 def _mean_rows(key: dict, cps, regret: np.ndarray) -> list[dict]:
     n = regret.shape[0]
-    mean = regret.mean(axis=0)
-    se = regret.std(axis=0, ddof=1) / math.sqrt(n) if n > 1 else np.full(mean.shape, math.nan)
+    mean, se = column_fmeans(regret), column_fsems(regret)
     return [{**key, "t": int(t), "mean": float(m), "stderr": float(e), "n_runs": n}
             for t, m, e in zip(cps, mean.tolist(), se.tolist())]
 

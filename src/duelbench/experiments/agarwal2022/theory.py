@@ -47,6 +47,7 @@ from duelbench.problems.transitivity import (
     transitivity_report,
 )
 from duelbench.problems.winners import condorcet_winner
+from duelbench.report.numerics import fmean
 
 from ..aggregate import write_table
 from ..contract import StepContext
@@ -148,7 +149,7 @@ def thm31_bounds(s) -> list[dict]:
         mats = _matrices(s, p)
         for B in s["theory"]["batches"]:
             values = [pcomp_bound(m.K, int(B), T, np.clip(gaps_to_best(m), 0, None)) for m in mats]
-            rows.append({"statistic": f"thm31_bound:{p}:{int(B)}", "value": float(np.mean(values)),
+            rows.append({"statistic": f"thm31_bound:{p}:{int(B)}", "value": fmean(values),
                          "evidence": f"mean over {len(values)} matrices"})
     return rows
 

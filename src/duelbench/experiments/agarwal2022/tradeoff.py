@@ -18,6 +18,7 @@ import pandas as pd
 
 from duelbench.bounds.batched import lower_bound_shape, pcomp_worst_case_bound, scomp2_shape, scomp_worst_case_shape
 from duelbench.data import registry
+from duelbench.report.numerics import fmean, fsem
 
 from ..aggregate import write_table
 from ..contract import StepContext
@@ -105,12 +106,12 @@ def tradeoff_table(s, final: pd.DataFrame, batches: pd.DataFrame) -> pd.DataFram
             for B in grid:
                 x = final[(final["panel"] == p) & (final["curve"] == f"{a}_b{B}")]["regret"].to_numpy(float)
                 used = batches[(batches["panel"] == p) & (batches["curve"] == f"{a}_b{B}")]["batches_used"]
-                se = float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
+                se = fsem(x)
                 part.append({"panel": p, "dataset": dataset, "algorithm": a, "batches": B, "n_runs": int(x.size),
-                             "mean": float(x.mean()) if x.size else math.nan, "stderr": se, "ci95": 1.96 * se,
-                             "batches_used": float(used.mean()) if len(used) else math.nan, "shape_name": name,
+                             "mean": fmean(x), "stderr": se, "ci95": 1.96 * se,
+                             "batches_used": fmean(used.to_numpy(float)), "shape_name": name,
                              "shape": shape(T, K, B), "baseline": tr["baseline"],
-                             "baseline_mean": float(base.mean()) if len(base) else math.nan})
+                             "baseline_mean": fmean(base.to_numpy(float))})
             scale = part[-1]["mean"] / part[-1]["shape"] if part and part[-1]["shape"] else math.nan
             for r in part:
                 r["shape"] *= scale
@@ -182,7 +183,7 @@ def split_table(batches: pd.DataFrame) -> pd.DataFrame:
     median R(T) with and without it (NaN for an empty group)."""
 
     def stats(x: pd.Series) -> tuple[float, float]:
-        return (float(x.mean()), float(x.median())) if len(x) else (math.nan, math.nan)
+        return (fmean(x.to_numpy(float)), float(x.median())) if len(x) else (math.nan, math.nan)
 
     rows = []
     seeded = batches[batches["algorithm"].isin(("scomp", "scomp2"))]
@@ -198,8 +199,8 @@ def split_table(batches: pd.DataFrame) -> pd.DataFrame:
                      "seed_empty_runs": int(g["seed_empty"].map(lambda v: str(v) == "True").sum()),
                      "mean": m, "median": med, "mean_winner_in_seed": mi, "median_winner_in_seed": medi,
                      "mean_winner_not_in_seed": mo, "median_winner_not_in_seed": medo,
-                     "mean_switched": float(g[switched]["regret"].mean()) if switched.any() else math.nan,
-                     "mean_not_switched": float(g[~switched]["regret"].mean()) if (~switched).any() else math.nan})
+                     "mean_switched": fmean(g[switched]["regret"].to_numpy(float)),
+                     "mean_not_switched": fmean(g[~switched]["regret"].to_numpy(float))})
     return pd.DataFrame(rows, columns=SPLIT_COLUMNS)
 
 

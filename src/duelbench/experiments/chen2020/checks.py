@@ -78,10 +78,10 @@ import numpy as np
 
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
+from duelbench.report.numerics import fmean, ols_slope
 
 from ..claims import checks_table, evaluate_with_reasons, Missing
 from ..contract import StepContext
-from ..fits import ols_slope
 from ..tables import read_rows, to_float
 from .cells import _fmt, STUDIES
 from .fits import fe_slope
@@ -221,9 +221,9 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
                        32.0 * to_float(g[0]["H_eps"])))
 
     def fn(*xs):
-        return max(ols_slope(x, [xs[i].mean() for i in idx]) / h for _, x, idx, h in layout)
+        return max(ols_slope(x, [fmean(xs[i]) for i in idx]) / h for _, x, idx, h in layout)
 
-    point = [(ols_slope(x, [np.mean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
+    point = [(ols_slope(x, [fmean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
     worst = max(point)
     return _boot(s, "pac:max_delta_slope_over_32h", arrays, fn,
                  evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
@@ -275,7 +275,7 @@ def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
         x = [math.log(c[1]) for c in mine]
 
         def fn(*xs, x=x):
-            return ols_slope(x, [math.log(a.mean()) for a in xs])
+            return ols_slope(x, [math.log(fmean(a)) for a in xs])
 
         out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], fn,
                                                evidence=f"{g}: {len(mine)} cells (eps)")
@@ -360,9 +360,10 @@ def _oracles(rows, s: Mapping, loaded) -> dict:
         a, b = np.concatenate(a), np.concatenate(b)
         ok = np.isfinite(a) & np.isfinite(b)
         a, b = np.maximum(a[ok], 0.0), np.maximum(b[ok], 0.0)
-        if not (a.mean() > 0 and b.mean() > 0):
-            out[key] = Measurement(value=float(a.mean() / b.mean()) if b.mean() > 0 else math.nan,
-                                   evidence=f"mean error {V.sig(a.mean())} at (outer, fw) = {hi} vs {V.sig(b.mean())} at {lo}")
+        ma, mb = fmean(a), fmean(b)
+        if not (ma > 0 and mb > 0):
+            out[key] = Measurement(value=ma / mb if mb > 0 else math.nan,
+                                   evidence=f"mean error {V.sig(ma)} at (outer, fw) = {hi} vs {V.sig(mb)} at {lo}")
             continue
         out[key] = Measurement(a=a, b=b, evidence=f"per-case error (OPT - FPTAS) at (outer, fw) = {hi} (A) against "
                                                   f"{lo} (B), paired by case over {len(a)} cases")
@@ -435,7 +436,7 @@ def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
     arrays = [by_cell[r["cell"]]["samples"] for r in used]
 
     def fn(*xs):
-        return ols_slope(x, [math.log(a.mean()) for a in xs])
+        return ols_slope(x, [math.log(fmean(a)) for a in xs])
 
     return _boot(s, "car_cond:h4_slope", arrays, fn,
                  evidence=f"{len(used)} declared cells without a capped run ({len(declared) - len(used)} left out)")
@@ -472,7 +473,7 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
         k = len(xp)
 
         def fn(*xs):
-            return ols_slope(xp, [a.mean() for a in xs[:k]]) - ols_slope(xc, [a.mean() for a in xs[k:]])
+            return ols_slope(xp, [fmean(a) for a in xs[:k]]) - ols_slope(xc, [fmean(a) for a in xs[k:]])
 
         return arrays, fn, len(xp), len(xc)
 
@@ -523,7 +524,7 @@ def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
             continue
 
         def fn(*xs, layout=layout):
-            return float(np.mean([ols_slope(x, [xs[i].mean() for i in idx]) / term for x, idx, term in layout]))
+            return fmean([ols_slope(x, [fmean(xs[i]) for i in idx]) / term for x, idx, term in layout])
 
         name = "H_ver" if alg == "car_parallel" else "the sum over pairs of 1/Delta^2"
         out[key] = _boot(s, key, arrays, fn, evidence=f"slope of {alg} over {name}, mean over {len(layout)} "

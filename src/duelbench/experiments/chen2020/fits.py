@@ -10,12 +10,16 @@ Decisions
   comes from the variation within groups only.
 * F2 - censoring (Tobit).  A capped run stopped at ``cap`` samples: its count is a lower bound,
   ``log T ≥ log cap``.  :func:`fe_slope` maximises the censored-normal likelihood (uncensored
-  runs: the normal density of the residual; censored runs: ``P(log T ≥ log cap)``) with
-  ``scipy.optimize.minimize`` (BFGS, analytic gradient), started from OLS on the uncensored runs;
-  without censored runs it is OLS.  A group whose runs are all censored has an unidentified
-  intercept and says nothing about ``b`` under F1: it is left out and reported
-  (:class:`FEFit` ``censored_groups``); its cells are lower bounds only.
-* F3 - slopes of mean curves.  :func:`duelbench.experiments.fits.ols_slope` is the closed-form
+  runs: the normal density of the residual; censored runs: ``P(log T ≥ log cap)``) by Newton's
+  method in Olsen's parameters (mean/σ, 1/σ; the log-likelihood is concave in them), started from
+  OLS on the uncensored runs; without censored runs it is OLS
+  (:func:`duelbench.report.numerics.within_slope`).  Both take correctly rounded sums and no
+  BLAS product, so the slope is the same on every processor (a BLAS-based optimizer such as
+  scipy's BFGS stops at a point that differs between processors in the 10th digit).  A group
+  whose runs are all censored has an unidentified intercept and says nothing about ``b`` under
+  F1: it is left out and reported (:class:`FEFit` ``censored_groups``); its cells are lower
+  bounds only.
+* F3 - slopes of mean curves.  :func:`duelbench.report.numerics.ols_slope` is the closed-form
   OLS slope of ``y`` on ``x`` (cell means against a cell regressor); the interval of every slope
   comes from bootstrap replicates over runs within cells
   (:func:`duelbench.report.verdict.bootstrap`), the design (the cells) held fixed.
@@ -28,10 +32,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import log_ndtr
 
-from ..fits import ols_slope
+from duelbench.report.numerics import fdot, fexp, flog, fmean, fsum, ols_slope, solve, within_slope
 
 
 @dataclass
@@ -46,37 +49,91 @@ class FEFit:
     censored_runs: int = 0
 
 
-def _design(groups: Sequence, logx: np.ndarray) -> np.ndarray:
-    names = list(dict.fromkeys(groups))
-    X = np.zeros((len(groups), len(names) + 1))
-    for i, g in enumerate(groups):
-        X[i, names.index(g)] = 1.0
-    X[:, -1] = logx
-    return X
+#: Newton iterations of the censored-normal fit stop once every parameter moves by less than
+#: this relative amount (a few units in the last place), or after :data:`TOBIT_MAX_STEPS`.
+TOBIT_STEP_TOL = 1e-14
+TOBIT_MAX_STEPS = 100
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 
 
-def _tobit(X: np.ndarray, y: np.ndarray, cens: np.ndarray, start: np.ndarray) -> np.ndarray:
-    """Censored-normal MLE (decision F2): parameters (β, log σ)."""
-    unc = ~cens
+@dataclass
+class _Censored:
+    """The data of a censored-normal fit: group ``index`` (0 … G-1), regressor ``logx``,
+    response ``y`` and the censored runs ``cens`` (``y`` is then the censoring point)."""
+    index: np.ndarray
+    logx: np.ndarray
+    y: np.ndarray
+    cens: np.ndarray
+    groups: int
 
-    def nll(theta):
-        beta, ls = theta[:-1], theta[-1]
-        s = math.exp(ls)
-        z = (y - X @ beta) / s
-        zu, zc = z[unc], z[cens]
-        log_sf = log_ndtr(-zc)
-        val = float(np.sum(ls + 0.5 * zu**2) - np.sum(log_sf))
-        mills = np.exp(-0.5 * zc**2 - 0.5 * math.log(2 * math.pi) - log_sf)  # φ(z)/Φ̄(z)
-        g_beta = -(X[unc].T @ zu) / s - (X[cens].T @ mills) / s
-        g_ls = float(np.sum(1.0 - zu**2) - np.sum(mills * zc))
-        return val, np.concatenate([g_beta, [g_ls]])
+    def part(self, mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+        """(positions of each group's runs, ``logx``, ``y``) of the runs of ``mask``."""
+        index = self.index[mask]
+        return [np.flatnonzero(index == g) for g in range(self.groups)], self.logx[mask], self.y[mask]
 
-    res = minimize(nll, start, jac=True, method="BFGS", options={"gtol": 1e-9, "maxiter": 2000})
-    return res.x
+
+def _tobit_terms(data: _Censored, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """Log-likelihood (without its constant), gradient and Hessian of the censored-normal model
+    in Olsen's parameters ``θ = (γ_1 … γ_G, β', τ)``: mean ``(γ_g + β'·logx)/τ``, ``σ = 1/τ``;
+    the log-likelihood is concave in them.  Every sum is correctly rounded."""
+    G = data.groups
+    gamma, beta, tau = theta[:G], theta[G], theta[G + 1]
+    (mu, lxu, yu), (mc, lxc, yc) = data.part(~data.cens), data.part(data.cens)
+    r = tau * yu - (gamma[data.index[~data.cens]] + beta * lxu)  # standardised residuals
+    u = (gamma[data.index[data.cens]] + beta * lxc) - tau * yc  # standardised distance above the cap
+    log_cdf = log_ndtr(u)
+    lam = fexp(-0.5 * u**2 - _HALF_LOG_2PI - log_cdf)  # φ(u)/Φ(u)
+    w = lam * (u + lam)
+    n_unc = yu.size
+    loglik = n_unc * math.log(tau) - 0.5 * fsum(r**2) + fsum(log_cdf)
+    grad = np.zeros(G + 2)
+    hess = np.zeros((G + 2, G + 2))
+    for g in range(G):
+        grad[g] = fsum(np.concatenate([r[mu[g]], lam[mc[g]]]))
+        hess[g, g] = -(mu[g].size + fsum(w[mc[g]]))
+        hess[g, G] = hess[G, g] = -fsum(np.concatenate([lxu[mu[g]], (w * lxc)[mc[g]]]))
+        hess[g, G + 1] = hess[G + 1, g] = fsum(np.concatenate([yu[mu[g]], (w * yc)[mc[g]]]))
+    grad[G] = fsum(np.concatenate([r * lxu, lam * lxc]))
+    grad[G + 1] = n_unc / tau - fsum(np.concatenate([r * yu, lam * yc]))
+    hess[G, G] = -fsum(np.concatenate([lxu**2, w * lxc**2]))
+    hess[G, G + 1] = hess[G + 1, G] = fsum(np.concatenate([yu * lxu, w * yc * lxc]))
+    hess[G + 1, G + 1] = -(n_unc / tau**2 + fsum(np.concatenate([yu**2, w * yc**2])))
+    return loglik, grad, hess
+
+
+def _tobit_loglik(data: _Censored, theta: np.ndarray) -> float:
+    """The log-likelihood of :func:`_tobit_terms` alone (``-inf`` for ``τ <= 0``)."""
+    if theta[-1] <= 0:
+        return -math.inf
+    return _tobit_terms(data, theta)[0]
+
+
+def _tobit(data: _Censored, intercepts: np.ndarray, slope: float, sigma: float) -> tuple[np.ndarray, float, float]:
+    """Censored-normal MLE (decision F2) by Newton's method with backtracking in Olsen's
+    parameters (:func:`_tobit_terms`), started from least squares on the uncensored runs; a
+    fixed sequence of IEEE operations and correctly rounded sums, hence the same optimum on
+    every processor.  Returns (intercepts, slope, σ)."""
+    theta = np.concatenate([intercepts / sigma, [slope / sigma, 1.0 / sigma]])
+    for _ in range(TOBIT_MAX_STEPS):
+        loglik, grad, hess = _tobit_terms(data, theta)
+        step = solve(-hess, grad)
+        decrement = fdot(grad, step)
+        t = 1.0
+        while t > 1e-12 and _tobit_loglik(data, theta + t * step) < loglik + 1e-4 * t * decrement:
+            t *= 0.5
+        theta = theta + t * step
+        if np.all(np.abs(t * step) <= TOBIT_STEP_TOL * np.maximum(np.abs(theta), 1.0)):
+            break
+    tau = theta[-1]
+    return theta[:-2] / tau, theta[-2] / tau, 1.0 / tau
 
 
 def fe_slope(cells: Sequence[tuple], cap: float | None = None) -> FEFit:
     """The fixed-effect slope of log samples on log ``x`` (decisions F1, F2).
+
+    Without a censored run it is least squares with one intercept per group
+    (:func:`duelbench.report.numerics.within_slope`); with censored runs, the censored-normal
+    MLE (:func:`_tobit`) started from least squares on the uncensored runs.
 
     Parameters
     ----------
@@ -86,32 +143,31 @@ def fe_slope(cells: Sequence[tuple], cap: float | None = None) -> FEFit:
     cap : float, optional
         Runs with ``samples >= cap`` are right-censored at ``cap``.
     """
-    groups, logx, y, cens = [], [], [], []
+    names = list(dict.fromkeys(g for g, _, _ in cells))
+    codes, logx, y, cens = [], [], [], []
     for g, x, samples in cells:
         s = np.asarray(samples, dtype=np.float64)
-        groups += [g] * s.size
+        codes.append(np.full(s.size, names.index(g), dtype=np.int64))
         logx.append(np.full(s.size, math.log(x)))
-        y.append(np.log(s))
+        y.append(flog(s))
         cens.append(s >= cap if cap is not None else np.zeros(s.size, dtype=bool))
-    logx, y, cens = np.concatenate(logx), np.concatenate(y), np.concatenate(cens)
-    groups = np.asarray(groups, dtype=object)
-    names = list(dict.fromkeys(groups.tolist()))
-    dropped = [g for g in names if cens[groups == g].all()]
-    keep = ~np.isin(groups, dropped)
-    groups, logx, y, cens = groups[keep], logx[keep], y[keep], cens[keep]
-    used = [g for g in names if g not in dropped]
+    codes, logx, y, cens = np.concatenate(codes), np.concatenate(logx), np.concatenate(y), np.concatenate(cens)
+    full = [bool(cens[codes == k].all()) for k in range(len(names))]
+    dropped = [g for g, all_censored in zip(names, full) if all_censored]
+    used = [g for g, all_censored in zip(names, full) if not all_censored]
+    renumber = np.cumsum([not f for f in full]) - 1  # old code -> position among the used groups
+    keep = ~np.asarray(full)[codes]
+    index, logx, y, cens = renumber[codes[keep]], logx[keep], y[keep], cens[keep]
     fit = FEFit(math.nan, math.nan, used, dropped, int(keep.sum()), int(cens.sum()))
     if not used or np.ptp(logx) == 0:
         return fit
-    X = _design(groups.tolist(), logx)
     unc = ~cens
-    beta, *_ = np.linalg.lstsq(X[unc], y[unc], rcond=None)
-    resid = y[unc] - X[unc] @ beta
-    sigma = float(np.sqrt(np.mean(resid**2))) if resid.size else 1.0
+    slope, a = within_slope(index[unc], logx[unc], y[unc])
+    resid = y[unc] - (a[index[unc]] + slope * logx[unc])
+    sigma = math.sqrt(fmean(resid**2)) if resid.size else 1.0
     if cens.any():
-        theta = _tobit(X, y, cens, np.concatenate([beta, [math.log(max(sigma, 1e-3))]]))
-        beta, sigma = theta[:-1], math.exp(theta[-1])
-    fit.slope, fit.sigma = float(beta[-1]), float(sigma)
+        _, slope, sigma = _tobit(_Censored(index, logx, y, cens, len(used)), a, slope, max(sigma, 1e-3))
+    fit.slope, fit.sigma = float(slope), float(sigma)
     return fit
 
 
@@ -123,5 +179,5 @@ def group_slopes(cells: Sequence[tuple], cap: float | None = None) -> dict:
         s = np.asarray(samples, dtype=np.float64)
         if cap is not None and np.any(s >= cap):
             continue
-        by.setdefault(g, []).append((math.log(x), math.log(s.mean())))
+        by.setdefault(g, []).append((math.log(x), math.log(fmean(s))))
     return {g: (ols_slope([p[0] for p in pts], [p[1] for p in pts]), len(pts)) for g, pts in by.items()}

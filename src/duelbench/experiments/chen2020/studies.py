@@ -43,7 +43,7 @@ Decisions
   sampler), capped runs censored (:func:`.fits.fe_slope`); the slopes within each group are shown
   beside.  The CAR-Cond slope is OLS of ``log(mean samples)`` on ``log H4`` over cells
   (:func:`duelbench.experiments.fits.loglog_fit`); the parallel study fits mean samples linearly
-  on ``ln(1/δ)`` (:func:`duelbench.experiments.fits.ols_slope`).  Tables give point estimates;
+  on ``ln(1/δ)`` (:func:`duelbench.report.numerics.ols_slope`).  Tables give point estimates;
   the intervals that decide the checks are bootstrap intervals over runs (:mod:`.checks`).  A
   fit's ``agrees`` compares its point estimate with the declared range (``[0.6, 1.4]`` for the
   PAC and CAR-Cond slopes of Theorems 1 and 4, ``[1.5, 2.6]`` against ``1/s`` for Theorem 2:
@@ -75,6 +75,7 @@ import numpy as np
 
 from duelbench.cpe import hardness as cpe_hardness
 from duelbench.cpe.fptas import paper_budget, step_size
+from duelbench.report.numerics import fexp, flog, fmean, fpow, fsem, fsum, ols_slope, significant
 
 from ..contract import StepContext
 from ..fits import clopper_pearson, loglog_fit
@@ -82,7 +83,7 @@ from ..plotting import save_figure
 from ..samples import load_family
 from ..tables import write_rows
 from .cells import cells as planned_cells
-from .fits import fe_slope, group_slopes, ols_slope
+from .fits import fe_slope, group_slopes
 from .lemma9 import eps_key, lemma9_case
 from .runs import oracle_case, STEPS, truths
 
@@ -136,12 +137,46 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h")
 # --------------------------------------------------------------------------------------------
 # statistics
 # --------------------------------------------------------------------------------------------
+#: Significant digits of every number taken from the instances' ground truths
+#: (:mod:`duelbench.cpe.hardness`, also through :func:`.runs.truths`).  That code is part of the
+#: archive keys of the sample shards and cannot change without re-keying them; its BLAS products
+#: (``P @ marginals``) and vectorised logarithms differ between processors in the last bits.  At
+#: 12 digits the numbers are the same on every processor (two values a few units in the last
+#: place apart straddle a rounding boundary with a chance of about 1e-4), and every table, fit
+#: and check computes from the rounded numbers.
+TRUTH_DIGITS = 12
+
+
+def truth_value(x):
+    """A ground-truth number at :data:`TRUTH_DIGITS` significant digits: a float, every element
+    of an array, or both ends of a range (a tuple); None as it is."""
+    if x is None:
+        return None
+    if isinstance(x, tuple):
+        return tuple(truth_value(v) for v in x)
+    return significant(np.asarray(x, dtype=np.float64), TRUTH_DIGITS) if np.ndim(x) else significant(x, TRUTH_DIGITS)
+
+
+def outside_term(ct) -> float:
+    """``Σ 1/Δ²`` over the matchings outside the Condorcet winner's comparison set (an infinite
+    gap adds 0), from the declared gaps of the Condorcet ground truth ``ct``."""
+    out = truth_value(ct.gaps[ct.outside])
+    return fsum(np.where(np.isfinite(out), 1.0 / out**2, 0.0))
+
+
+def pac_regressor(truth, eps: float, delta: float) -> tuple[float, float]:
+    """(``H_ε``, ``x = H_ε ln(H_ε/δ)``) of a PAC cell (Theorem 1's leading term); NaN ``x`` for
+    ``H_ε = 0``."""
+    H = truth_value(cpe_hardness.h_eps(truth, eps))
+    return H, H * math.log(H / delta) if H > 0 else math.nan
+
+
 def _stats(x) -> dict:
     """Mean, standard error, median and quartiles of a sample (NaN where undefined)."""
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0:
         return {"mean": math.nan, "se": math.nan, "median": math.nan, "q25": math.nan, "q75": math.nan}
-    return {"mean": float(x.mean()), "se": float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan,
+    return {"mean": fmean(x), "se": fsem(x),
             "median": float(np.median(x)), "q25": float(np.quantile(x, 0.25)), "q75": float(np.quantile(x, 0.75))}
 
 
@@ -242,8 +277,12 @@ def _fit_line(ax, x, fit: Mapping, colour: str, label: str, log: bool = True) ->
     x = np.asarray([v for v in x if np.isfinite(v) and (v > 0 or not log)], dtype=np.float64)
     if x.size == 0 or math.isnan(fit["slope"]):
         return
-    grid = np.geomspace(x.min(), x.max(), 50) if log else np.linspace(x.min(), x.max(), 50)
-    y = np.exp(fit["intercept"]) * grid ** fit["slope"] if log else fit["intercept"] + fit["slope"] * grid
+    if log:
+        grid = fexp(np.linspace(math.log(x.min()), math.log(x.max()), 50))
+        y = math.exp(fit["intercept"]) * fpow(grid, fit["slope"])
+    else:
+        grid = np.linspace(x.min(), x.max(), 50)
+        y = fit["intercept"] + fit["slope"] * grid
     ax.plot(grid, y, color=colour, lw=1.2, ls="--", label=label)
 
 
@@ -267,8 +306,9 @@ def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         n = samples.size
         misses = _count(np.asarray(a["eps_optimal"]) < 0.5)
         lo, hi = clopper_pearson(misses, n)
-        H = cpe_hardness.h_eps(truth, eps)
-        N1, N1p = cpe_hardness.n1(truth, eps, delta), cpe_hardness.n1_prime(truth, eps, delta)
+        H = truth_value(cpe_hardness.h_eps(truth, eps))
+        N1 = truth_value(cpe_hardness.n1(truth, eps, delta))
+        N1p = truth_value(cpe_hardness.n1_prime(truth, eps, delta))
         capped = np.asarray(a["capped"]) > 0.5
         above1, above1p = _count((samples > N1) | capped), _count((samples > N1p) | capped)
         lo1, lo1p = clopper_pearson(above1, n)[0], clopper_pearson(above1p, n)[0]
@@ -284,10 +324,10 @@ def pac_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
             "cell": cell.name, "instance": job["instance"]["name"], "label": label, "eps": eps, "delta": delta,
             "sampler": job["sampler"], "radius_count": job["radius_count"], "self_duel": job["self_duel"], "runs": n,
             "misses": misses, "miss_rate": misses / n if n else math.nan, "cp_low": lo, "cp_high": hi,
-            "exact_rate": float(np.mean(a["exact"])) if n else math.nan,
+            "exact_rate": fmean(a["exact"]) if n else math.nan,
             "capped": int(capped.sum()), "mean_samples": st["mean"], "se_samples": st["se"],
             "median_samples": st["median"], "q25_samples": st["q25"],
-            "q75_samples": st["q75"], "mean_self_duels": float(np.mean(a["self_duels"])) if n else math.nan,
+            "q75_samples": st["q75"], "mean_self_duels": fmean(a["self_duels"]) if n else math.nan,
             "H_eps": H, "N1": N1, "N1_prime": N1p, "runs_above_N1": above1, "runs_above_N1_prime": above1p,
             "cp_low_above_N1": lo1, "cp_low_above_N1_prime": lo1p, "mean_over_N1": st["mean"] / N1,
             "prediction": ("P(B(Out) < B(M*) - eps) <= delta and P(samples > N1) <= delta (Theorem 1, L180-L188, "
@@ -364,8 +404,7 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         capped = _count(np.asarray(a["capped"]) > 0.5)
         if part == "pac":
             eps = float(job["eps"])
-            H = cpe_hardness.h_eps(truth, eps)
-            x = H * math.log(H / delta) if H > 0 else math.nan
+            H, x = pac_regressor(truth, eps, delta)
             wrong = _count(np.asarray(a["eps_optimal"]) < 0.5)
             pred = ("samples proportional to H_eps ln(H_eps/delta) (Theorem 1): a point of the slope-1 fit; "
                     "P(not eps-optimal) <= delta: CP95 lower bound <= delta")
@@ -382,7 +421,7 @@ def hardness_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
             "s": float(spec["s"]) if "s" in spec else math.nan, "draw": int(spec.get("draw", 0)),
             "eps": eps, "delta": delta, "runs": n, "mean_samples": st["mean"], "se_samples": st["se"],
             "median_samples": st["median"], "capped": capped,
-            "exact_rate": float(np.mean(a["exact"])) if n else math.nan, "H_B": truth.hardness, "H_eps": H, "x": x,
+            "exact_rate": fmean(a["exact"]) if n else math.nan, "H_B": truth_value(truth.hardness), "H_eps": H, "x": x,
             "prediction": pred, "agrees": _le(clopper_pearson(wrong, n)[0], delta),
         })
     fits = hardness_fits(s, rows, loaded)
@@ -401,8 +440,8 @@ def hardness_cells(s: Mapping, loaded: Sequence[tuple], part: str) -> list[tuple
         spec = job["instance"]
         inst, truth, _ = truths(spec)
         if part == "pac":
-            H = cpe_hardness.h_eps(truth, float(job["eps"]))
-            out.append((spec["name"], H * math.log(H / float(job["delta"])), np.asarray(a["samples"], dtype=np.float64)))
+            _, x = pac_regressor(truth, float(job["eps"]), float(job["delta"]))
+            out.append((spec["name"], x, np.asarray(a["samples"], dtype=np.float64)))
         else:
             out.append((f"K{inst.n},{inst.ell} draw {int(spec.get('draw', 0))}", 1.0 / float(spec["s"]),
                         np.asarray(a["samples"], dtype=np.float64)))
@@ -464,10 +503,10 @@ def draw_hardness(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
                 ax.plot([r["x"] for r in capped], [r["mean_samples"] for r in capped], color=colour[name], marker="^",
                         mfc="white", ms=7, ls="none", label=f"{name}: capped runs (lower bounds, censored)")
             if fit is not None and full and np.isfinite(fit["slope"]):
-                lx = np.log([r["x"] for r in full])
-                ly = np.log([r["mean_samples"] for r in full])
+                lx = flog([r["x"] for r in full])
+                ly = flog([r["mean_samples"] for r in full])
                 grid = np.linspace(lx.min(), lx.max(), 20) if np.ptp(lx) > 0 else lx
-                ax.plot(np.exp(grid), np.exp(ly.mean() + fit["slope"] * (grid - lx.mean())), color=colour[name],
+                ax.plot(fexp(grid), fexp(fmean(ly) + fit["slope"] * (grid - fmean(lx))), color=colour[name],
                         lw=1.0, ls="--")
         if fit is not None:
             ax.plot([], [], color="#333333", ls="--",
@@ -503,7 +542,7 @@ def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         exact = np.asarray(a["exact"]) > 0.5
         n = samples.size
         q = int(truth.q_star)
-        N2 = cpe_hardness.n2(truth, delta)
+        N2 = truth_value(cpe_hardness.n2(truth, delta))
         beyond = _count((epochs > q) | capped)
         returned = int(n - capped.sum())
         errors = _count(~capped & ~exact)
@@ -521,12 +560,12 @@ def epochs_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
             agrees = _all(_le(lo_beyond, delta), _le(lo_err, delta), _le(lo_above, delta))
         rows.append({
             "cell": cell.name, "instance": job["instance"]["name"], "variant": variant, "delta": delta, "runs": n,
-            "q_star": q, "N2": N2, "mean_epochs": float(epochs.mean()) if n else math.nan,
+            "q_star": q, "N2": N2, "mean_epochs": fmean(epochs) if n else math.nan,
             "max_epochs": int(epochs.max()) if n else None, "runs_beyond_qstar": beyond,
             "cp_low_beyond_qstar": lo_beyond, "capped": int(capped.sum()), "returned": returned, "errors": errors,
             "cp_low_error": lo_err, "mean_samples": _stats(samples)["mean"],
             "median_samples": _stats(samples)["median"],
-            "mean_samples_through_qstar": float(np.mean(a["samples_through_qstar"])) if n else math.nan,
+            "mean_samples_through_qstar": fmean(a["samples_through_qstar"]) if n else math.nan,
             "runs_above_N2": above, "cp_low_above_N2": lo_above, "prediction": pred, "agrees": agrees,
         })
     return rows
@@ -557,7 +596,7 @@ def draw_epochs(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
                 if capped.any():
                     axis.plot(x[capped], y[capped], ls="none", marker="x", ms=6, color=colour[r["delta"]],
                               label="capped run" if lab else None)
-                axis.plot([offs - width / 2, offs + width / 2], [np.mean(y)] * 2 if y.size else [np.nan] * 2,
+                axis.plot([offs - width / 2, offs + width / 2], [fmean(y)] * 2 if y.size else [np.nan] * 2,
                           color="#333333", lw=1.5)
     ax.axhline(0.0, color="#555555", lw=1, ls="--", label="q* (proof of Theorem 2, L800)")
     for axis in (ax, bx):
@@ -593,21 +632,21 @@ def lower_bound_of(job: Mapping) -> dict:
     delta = float(job["delta"])
     if job["algorithm"] == "car_cond":
         ct = cpe_hardness.condorcet_truth(inst)
-        rng = cpe_hardness.theorem6_gamma_range(inst, ct)
-        out = ct.gaps[ct.outside]
-        term = float(np.sum(np.where(np.isfinite(out), 1.0 / out**2, 0.0)))
+        rng = truth_value(cpe_hardness.theorem6_gamma_range(inst, ct))
+        term = outside_term(ct)
         if rng is None:
             return {"theorem": "Theorem 6", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan, "H_B": None,
                     "condorcet_outside_term": term}
         g = rng[1] * GAMMA6_SHRINK
-        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g, "bound": cpe_hardness.n6(ct, g, delta),
-                "H_B": None, "condorcet_outside_term": term}
-    rng = cpe_hardness.theorem3_gamma_range(inst)
+        return {"theorem": "Theorem 6", "gamma_low": rng[0], "gamma": g,
+                "bound": truth_value(cpe_hardness.n6(ct, g, delta)), "H_B": None, "condorcet_outside_term": term}
+    rng = truth_value(cpe_hardness.theorem3_gamma_range(inst))
     if rng is None:
         return {"theorem": "Theorem 3", "gamma_low": math.nan, "gamma": math.nan, "bound": math.nan,
-                "H_B": truth.hardness, "condorcet_outside_term": None}
-    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1], "bound": cpe_hardness.n3(truth, rng[1], delta),
-            "H_B": truth.hardness, "condorcet_outside_term": None}
+                "H_B": truth_value(truth.hardness), "condorcet_outside_term": None}
+    return {"theorem": "Theorem 3", "gamma_low": rng[0], "gamma": rng[1],
+            "bound": truth_value(cpe_hardness.n3(truth, rng[1], delta)), "H_B": truth_value(truth.hardness),
+            "condorcet_outside_term": None}
 
 
 def lower_bounds_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
@@ -665,7 +704,7 @@ def draw_lower_bounds(rows: Sequence[Mapping], s: Mapping):
 # --------------------------------------------------------------------------------------------
 def _within(value: np.ndarray, opt: np.ndarray, eps: float) -> float:
     ok = (value >= opt - eps) & (value <= opt + 1e-9)
-    return float(ok.mean()) if ok.size else math.nan
+    return fmean(ok) if ok.size else math.nan
 
 
 def oracles_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
@@ -681,7 +720,7 @@ def oracles_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
         both = np.isfinite(lp) & np.isfinite(ex)
         diff = np.abs(lp[both] - ex[both])
         rows.append({**size, "oracle": "lp_vs_exhaustive", "cases": lp.size, "compared": int(both.sum()),
-                     "mean_error": float(diff.mean()) if diff.size else math.nan,
+                     "mean_error": fmean(diff),
                      "max_error": float(diff.max()) if diff.size else math.nan,
                      "max_above_opt": float((ex[both] - lp[both]).max()) if diff.size else math.nan,
                      "mean_calls": math.nan, "within_0.1": _within(ex[both], lp[both], 0.1),
@@ -698,9 +737,9 @@ def oracles_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
                 err = lp[ok] - v[ok]
                 above = float((v[ok] - lp[ok]).max()) if ok.any() else math.nan
                 rows.append({**size, "oracle": key, "cases": v.size, "compared": int(ok.sum()),
-                             "mean_error": float(err.mean()) if err.size else math.nan,
+                             "mean_error": fmean(err),
                              "max_error": float(err.max()) if err.size else math.nan, "max_above_opt": above,
-                             "mean_calls": float(calls.mean()) if calls.size else math.nan,
+                             "mean_calls": fmean(calls),
                              "within_0.1": _within(v[ok], lp[ok], 0.1), "within_0.05": _within(v[ok], lp[ok], 0.05),
                              "prediction": (f"never above OPT (every iterate is feasible, Lemma 9) up to {LP_TOL:g}; "
                                             f"within eps = 0.1 of OPT is promised only with the paper's "
@@ -772,7 +811,7 @@ def lemma9_table(s: Mapping, loaded: Sequence[tuple]) -> list[dict]:
                 "n": inst.n, "ell": inst.ell, "m": inst.m, "K": inst.K, "eps": float(eps), "T": T,
                 "eta": step_size(inst, T, "paper") if T else math.nan, "cases": int(err.size),
                 "matchings": int(np.asarray(a["matchings"])[0]) if err.size else None,
-                "mean_error": float(err.mean()) if err.size else math.nan, "max_error": worst,
+                "mean_error": fmean(err), "max_error": worst,
                 "zero_error_cases": int(np.count_nonzero(err <= 0.0)),
                 "max_error_over_eps": worst / float(eps), "bound_2lK_over_sqrtT": bound,
                 "max_error_over_bound": worst / bound if T else math.nan,
@@ -831,7 +870,7 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
         samples = np.asarray(a["samples"], dtype=np.float64)
         n = samples.size
         errors = n - _count(np.asarray(a["correct"]) > 0.5)
-        N4, H4 = cpe_hardness.n4(ct, delta), cpe_hardness.h4(ct, delta)
+        N4, H4 = truth_value(cpe_hardness.n4(ct, delta)), truth_value(cpe_hardness.h4(ct, delta))
         capped = np.asarray(a["capped"]) > 0.5
         above = _count((samples > N4) | capped)
         lo_err, lo_above = clopper_pearson(errors, n)[0], clopper_pearson(above, n)[0]
@@ -847,9 +886,9 @@ def car_cond_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
             "cell": cell.name, "instance": job["instance"]["name"], "label": label, "delta": delta, "runs": n,
             "errors": errors, "cp_low_error": lo_err, "capped": int(capped.sum()),
             "mean_samples": st["mean"], "se_samples": st["se"], "median_samples": st["median"],
-            "mean_rounds": float(np.mean(a["rounds"])) if n else math.nan,
-            "mean_checks": float(checks.mean()) if n else math.nan,
-            "mean_oracle_calls": float(calls.mean()) if n else math.nan,
+            "mean_rounds": fmean(a["rounds"]) if n else math.nan,
+            "mean_checks": fmean(checks) if n else math.nan,
+            "mean_oracle_calls": fmean(calls) if n else math.nan,
             "max_calls_per_check": float(per_check.max()) if per_check.size else math.nan, "m": inst.m,
             "N4": N4, "runs_above_N4": above, "cp_low_above_N4": lo_above, "H4": H4,
             "prediction": ("returns the Condorcet winner with probability >= 1 - delta using at most N4 samples "
@@ -927,7 +966,7 @@ def _pair_term(gaps) -> float:
     :mod:`duelbench.cpe.hardness`)."""
     gaps = np.asarray(gaps, dtype=np.float64)
     finite = gaps[np.isfinite(gaps)]
-    return float(np.sum(1.0 / finite**2))
+    return fsum(1.0 / finite**2)
 
 
 def parallel_split(s: Mapping, cell, samples) -> tuple[np.ndarray, np.ndarray]:
@@ -950,7 +989,7 @@ def _parallel_slopes(s: Mapping, groups: Mapping, which: int) -> dict:
     part ``which`` (0 calibration, 1 fresh), and the cells used."""
     out = {}
     for key, cells in groups.items():
-        pts = [(math.log(1.0 / d), float(np.mean(parts[which]))) for d, parts in cells if parts[which].size]
+        pts = [(math.log(1.0 / d), fmean(parts[which])) for d, parts in cells if parts[which].size]
         out[key] = (ols_slope([p[0] for p in pts], [p[1] for p in pts]), len(pts))
     return out
 
@@ -964,7 +1003,7 @@ def parallel_prediction(s: Mapping, loaded: Sequence[tuple]) -> dict:
         job = cell.job
         _, ct = _condorcet_truth(job["instance"])
         name = job["instance"]["name"]
-        info[name] = (ct.h_ver, _pair_term(ct.pair_gaps))
+        info[name] = (truth_value(ct.h_ver), _pair_term(truth_value(ct.pair_gaps)))
         groups.setdefault((name, job["algorithm"]), []).append((float(job["delta"]),
                                                                 parallel_split(s, cell, a["samples"])))
     cal = _parallel_slopes(s, groups, 0)
@@ -973,8 +1012,7 @@ def parallel_prediction(s: Mapping, loaded: Sequence[tuple]) -> dict:
         if points >= 2 and np.isfinite(slope):
             term = info[name][0] if algorithm == "car_parallel" else info[name][1]
             ratios[algorithm].append(slope / term)
-    c_par = float(np.mean(ratios["car_parallel"])) if ratios["car_parallel"] else math.nan
-    c_cond = float(np.mean(ratios["car_cond"])) if ratios["car_cond"] else math.nan
+    c_par, c_cond = fmean(ratios["car_parallel"]), fmean(ratios["car_cond"])
     return {"c_par": c_par, "c_cond": c_cond, "info": info, "groups": groups,
             "predicted": {n: c_par * hv - c_cond * pt for n, (hv, pt) in info.items()}}
 
@@ -999,9 +1037,9 @@ def parallel_table(s: Mapping, loaded: Sequence[tuple]) -> tuple[list[dict], lis
             "cell": cell.name, "instance": job["instance"]["name"], "algorithm": job["algorithm"], "delta": delta,
             "runs": n, "calibration_runs": cal.size, "fresh_runs": fresh.size, "errors": errors, "cp_low_error": lo,
             "capped": _count(np.asarray(a["capped"]) > 0.5), "mean_samples": st["mean"], "se_samples": st["se"],
-            "median_samples": st["median"], "mean_fresh": float(fresh.mean()) if fresh.size else math.nan,
-            "mean_calibration": float(cal.mean()) if cal.size else math.nan, "H_ver": ct.h_ver,
-            "pair_term": _pair_term(ct.pair_gaps),
+            "median_samples": st["median"], "mean_fresh": fmean(fresh),
+            "mean_calibration": fmean(cal), "H_ver": truth_value(ct.h_ver),
+            "pair_term": _pair_term(truth_value(ct.pair_gaps)),
             "prediction": (f"returns the Condorcet winner with probability >= 1 - delta ({theorem}): CP95 lower bound "
                            "of the error share <= delta"),
             "agrees": _le(lo, delta)})
@@ -1063,7 +1101,7 @@ def draw_parallel(rows: Sequence[Mapping], fits: Sequence[Mapping], s: Mapping):
                        None)
             if fit is not None and x.size >= 2 and np.isfinite(fit["slope"]):
                 grid = np.linspace(x.min(), x.max(), 20)
-                ax.plot(grid, y.mean() + fit["slope"] * (grid - x.mean()), color=c, ls="--", lw=1.1,
+                ax.plot(grid, fmean(y) + fit["slope"] * (grid - fmean(x)), color=c, ls="--", lw=1.1,
                         label=f"slope {fit['slope']:.3g} (predicted {fit['predicted']:.3g})")
         comp = next((f for f in fits if (f["instance"], f["algorithm"], f["runs_used"]) == (inst, "comparison", "fresh")),
                     None)

@@ -66,13 +66,14 @@ import numpy as np
 from duelbench.cpe import families, hardness
 from duelbench.cpe.instance import BipartiteInstance
 from duelbench.cpe.matching import enumerate_matchings, g_prime, MatchingCounter, to_g
+from duelbench.report.numerics import fdot
 
 from ..contract import StepContext
 from ..plotting import save_figure
 from ..tables import write_rows
 from .cells import cells, instance_spec
 from .runs import truths
-from .studies import edge_label
+from .studies import edge_label, outside_term, truth_value
 
 #: Figure 2 (L48-L53) as printed: ``FIGURE2[i, j] = p(e_{i+1}, e_{j+1})``.
 FIGURE2 = np.array([[0.5, 0.45, 1.0, 0.0, 0.0],
@@ -107,7 +108,7 @@ def score_assignment(edges) -> dict:
     """Borda scores (Eq. 2), Borda winner and strict Condorcet winner of one assignment."""
     inst = BipartiteInstance(n=4, ell=2, edges=edges, P=FIGURE2, name="toy-candidate")
     ms = enumerate_matchings(inst)
-    scores = hardness.borda_scores(inst, ms)
+    scores = truth_value(hardness.borda_scores(inst, ms))
     best = int(np.argmax(scores))
     cw = hardness.condorcet_winner(inst, ms)
     cw_score = math.nan
@@ -196,10 +197,10 @@ def toy_rows() -> list[dict]:
     ct = hardness.condorcet_truth(inst)
     add("toy:matchings", int(truth.n_matchings), "|M|, exact count")
     add("toy:q_star", int(truth.q_star), "floor(log2(l/Delta_min)) + 1 (L800)")
-    add("toy:H_B", float(truth.hardness), "H^B = sum_e 1/(Delta^B_e)^2 (Definition 4, L170-L174)")
-    add("toy:delta_min", float(truth.delta_min), "min_e Delta^B_e (Definition 3, L162-L168)")
-    add("toy:H_ver", float(ct.h_ver), "H^C_ver (L362-L370)")
-    f = np.asarray(ct.f_winner, dtype=np.float64)
+    add("toy:H_B", truth_value(truth.hardness), "H^B = sum_e 1/(Delta^B_e)^2 (Definition 4, L170-L174)")
+    add("toy:delta_min", truth_value(truth.delta_min), "min_e Delta^B_e (Definition 3, L162-L168)")
+    add("toy:H_ver", truth_value(ct.h_ver), "H^C_ver (L362-L370)")
+    f = truth_value(ct.f_winner)
     others = f[~(ct.matchings == ct.winner[None, :]).all(axis=1)]
     add("toy:condorcet_min_f", float(others.min()), "min over M != M^C_* of f(M^C_*, M, P) (> 1/2, L87)")
     rows += errata_rows(inst, truth, ct)
@@ -215,17 +216,17 @@ def errata_rows(inst, truth, ct) -> list[dict]:
         rows.append({"statistic": stat, "value": value, "evidence": evidence, "prediction": prediction,
                      "agrees": agrees})
 
-    w, hb = truth.width, truth.hardness
-    eps = truth.delta_min / (2.0 * max(w, 1))
-    h = hardness.h_eps(truth, eps)
+    w, hb, dmin = truth.width, truth_value(truth.hardness), truth_value(truth.delta_min)
+    eps = dmin / (2.0 * max(w, 1))
+    h = truth_value(hardness.h_eps(truth, eps))
     add("errata:h_eps_limit_over_h_b", h / hb,
-        f"toy: H_eps at eps = {eps!r} (below Delta_min/width = {truth.delta_min / max(w, 1)!r}) = {h!r}; H^B = {hb!r}; "
+        f"toy: H_eps at eps = {eps!r} (below Delta_min/width = {dmin / max(w, 1)!r}) = {h!r}; H^B = {hb!r}; "
         f"width(G) = {w}", "L188: H_eps coincides with H^B when eps is small enough (ratio 1)", bool(abs(h / hb - 1) < 1e-9))
     add("errata:h_eps_limit_over_width2_h_b", h / (w * w * hb),
         f"toy: H_eps = {h!r} = width^2 x H^B = {w}^2 x {hb!r} (every term of L186 is width^2/Delta^2 there)",
         "H_eps tends to width(G)^2 H^B (ratio 1)", bool(abs(h / (w * w * hb) - 1) < 1e-9))
     is_winner = (ct.matchings == ct.winner[None, :]).all(axis=1)
-    f_to = hardness.matchings_f(inst, ct.matchings, ct.winner[None, :])[:, 0]  # f(M, M^C_*, P) = (1/l) chi^T P chi
+    f_to = truth_value(hardness.matchings_f(inst, ct.matchings, ct.winner[None, :])[:, 0])  # (1/l) chi^T P chi
     unnorm = float((inst.ell * f_to)[~is_winner].max())
     norm = float(f_to[~is_winner].max())
     add("errata:l229_unnormalised_max_score", unnorm,
@@ -235,7 +236,8 @@ def errata_rows(inst, truth, ct) -> list[dict]:
         "(1/l) chi_M^T P chi_(M^C_*) < 1/2 for every M != M^C_* (the Condorcet winner wins, L87)", bool(norm < 0.5))
     k21 = BipartiteInstance(n=2, ell=1, edges=((0, 0), (1, 0)), P=np.full((2, 2), 0.5), name="K2,1")
     Q = np.where(k21.comparable_mask, 1.0, 0.0)
-    norms = [float(np.linalg.norm(Q[:, y].sum(axis=1) / k21.ell)) for y in enumerate_matchings(k21)]
+    grads = [Q[:, y].sum(axis=1) / k21.ell for y in enumerate_matchings(k21)]
+    norms = [math.sqrt(fdot(g, g)) for g in grads]
     add("errata:lemma7_gradient_over_k_k21", max(norms) / k21.K,
         f"K2,1 (m = {k21.m}, K = {k21.K}, l = {k21.ell}), Q = 1 on comparable pairs: sub-gradients (1/l) Q chi_y of "
         f"norms {', '.join(repr(v) for v in norms)}; sqrt(m)/l = {float(np.sqrt(k21.m)) / k21.ell!r}",
@@ -271,14 +273,13 @@ def instance_row(spec: Mapping) -> dict:
     return {"name": spec["name"], "family": family, "n": inst.n, "ell": inst.ell, "m": inst.m, "K": inst.K,
             "matchings": MatchingCounter(inst).total,
             "borda_winner": edge_label(truth.winner) if borda else None,
-            "delta_min": truth.delta_min if borda else None, "H_B": truth.hardness if borda else None,
+            "delta_min": truth_value(truth.delta_min) if borda else None,
+            "H_B": truth_value(truth.hardness) if borda else None,
             "width": truth.width if borda else hardness.width(inst),
             "q_star": truth.q_star if borda else None,
             "condorcet_winner": edge_label(winner) if winner is not None else None,
-            "H_ver": ct.h_ver if ct is not None else None,
-            "condorcet_outside_term": (float(np.sum(np.where(np.isfinite(ct.gaps[ct.outside]),
-                                                              1.0 / ct.gaps[ct.outside] ** 2, 0.0)))
-                                       if ct is not None else None),
+            "H_ver": truth_value(ct.h_ver) if ct is not None else None,
+            "condorcet_outside_term": outside_term(ct) if ct is not None else None,
             "prediction": pred, "agrees": ok}
 
 

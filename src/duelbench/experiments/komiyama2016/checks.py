@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from duelbench.report import verdict as V
 from duelbench.report.checks import CheckResult, Measurement
+from duelbench.report.numerics import flog, fmean, fvar, ols_slope
 
 from ..claims import Missing, evaluate_with_reasons, checks_table
 from ..contract import StepContext
@@ -76,7 +76,7 @@ def best_other(tables: Tables, dataset: str, exclude: Sequence[str], study: str 
         x = final_samples(tables, dataset, name, study=study)
         if x is None:
             continue
-        m = float(np.mean(x))
+        m = fmean(x)
         if best is None or m < best[1]:
             best = (name, m)
     return best
@@ -140,7 +140,7 @@ def beta0_measurement(tables: Tables) -> Measurement:
         m0 = final_samples(tables, d, ECW, param_hash=var.param_hash)
         if m is None or m0 is None:
             return Missing(f"no runs of {ECW} (beta = 0.01 and 0) on {d}")
-        mm, mm0 = float(np.mean(m)), float(np.mean(m0))
+        mm, mm0 = fmean(m), fmean(m0)
         rel = abs(mm0 - mm) / mm if mm > 0 else (0.0 if mm0 == mm else math.inf)
         diffs.append(rel)
         parts.append(f"{d}: {rel:.3g}")
@@ -186,7 +186,7 @@ def slope_ratio(tables: Tables, dataset: str) -> tuple[float, float, float] | No
     cur = cur[(cur["t"] >= T / 10) & (cur["t"] <= T)].sort_values("t")
     if len(cur) < 2:
         return None
-    slope = float(np.polyfit(np.log(cur["t"].to_numpy(float)), cur["mean"].to_numpy(float), 1)[0])
+    slope = ols_slope(flog(cur["t"].to_numpy(float)), cur["mean"].to_numpy(float))
     ecwb = to_float(tables.bounds[dataset]["ecwb"])
     ratio = slope / ecwb if ecwb > 0 and math.isfinite(ecwb) else math.nan
     return slope, ecwb, ratio
@@ -240,7 +240,7 @@ def slope_ratios(tables: Tables) -> Measurement:
         ecwb = to_float(tables.bounds[d]["ecwb"])
         if not (ecwb > 0 and math.isfinite(ecwb)):
             return Missing(f"ECWB of {d} is {ecwb!r}")
-        m, se = V.fmean(x), math.sqrt(V.fvar(x) / x.size)
+        m, se = fmean(x), math.sqrt(fvar(x) / x.size)
         parts.append((d, Measurement(value=m / ecwb, se=se / ecwb, df=x.size - 1, runs=x.size,
                                      evidence=f"{d}: slope {sig(m, 4)} ± {sig(se, 2)} / ECWB {sig(ecwb, 4)}")))
     return Measurement(components=parts, evidence=f"slope of {ECW}'s regret against ln t over [T/10, T] / ECWB, "

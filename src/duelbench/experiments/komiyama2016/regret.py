@@ -11,6 +11,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from duelbench.engine.jobs import group_shards
+from duelbench.report.numerics import column_fmeans, column_fsems, flog, row_ols_slopes
 
 from ..contract import StepContext
 from ..plotting import algorithm_style, frame_curves, frame_top, panel_title, save_figure
@@ -24,18 +25,16 @@ FINAL_COLUMNS = ["dataset", "study", "algorithm", "label", "param_hash", "varian
 
 def run_slopes(checkpoints, regret, horizon: int) -> np.ndarray:
     """Per-run least-squares slope of cumulative regret against ``ln t`` over the checkpoints
-    ``t`` in ``[T/10, T]`` (``regret``: runs x checkpoints); compensated sums, so the slopes do not
-    depend on the machine's SIMD kernels.  Their mean is the slope of the mean curve (the fit is
-    linear in the regret).  NaN with fewer than two such checkpoints."""
+    ``t`` in ``[T/10, T]`` (``regret``: runs x checkpoints;
+    :func:`duelbench.report.numerics.row_ols_slopes`, the same on every processor).  Their mean is
+    the slope of the mean curve (the fit is linear in the regret).  NaN with fewer than two such
+    checkpoints."""
     t = np.asarray(checkpoints, dtype=float)
     sel = (t >= horizon / 10) & (t <= horizon)
     y = np.asarray(regret, dtype=float)[:, sel]
     if sel.sum() < 2:
         return np.full(y.shape[0], math.nan)
-    x = np.log(t[sel])
-    xc = x - math.fsum(x.tolist()) / x.size
-    w = xc / math.fsum((xc * xc).tolist())
-    return np.array([math.fsum((w * row).tolist()) for row in y])
+    return row_ols_slopes(flog(t[sel]), y)
 
 
 def aggregate(ctx: StepContext) -> dict:
@@ -58,7 +57,8 @@ def aggregate(ctx: StepContext) -> dict:
                                    "run": int(run), "final": float(v), "slope": float(sl)})
             if study != "panel":
                 continue
-            mean, se, n = res.mean("copeland"), res.stderr("copeland"), res.runs
+            regret = res.regret_of("copeland")
+            mean, se, n = column_fmeans(regret), column_fsems(regret), res.runs
             for tt, m, e in zip(res.checkpoints.tolist(), mean.tolist(), se.tolist()):
                 regret_rows.append({"dataset": dataset, "algorithm": alg, "label": c.label, "param_hash": phash,
                                     "variant": c.variant, "t": int(tt), "mean": float(m),
@@ -134,11 +134,11 @@ def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Ma
             for key, label, colour, lw in (("ecwb", "ECWB · ln t", "#9a9a9a", 2.4), ("lb", "LB · ln t", "#000000", 1.0)):
                 v = to_float(b[key])
                 if math.isfinite(v):
-                    (line,) = ax.plot(tt, v * np.log(tt), color=colour, lw=lw, ls="-", zorder=1)
+                    (line,) = ax.plot(tt, v * flog(tt), color=colour, lw=lw, ls="-", zorder=1)
                     handles.setdefault(label, line)
-                    drawn.append((label, colour, tt, v * np.log(tt)))
+                    drawn.append((label, colour, tt, v * flog(tt)))
                     if key == "lb":
-                        framed.append(float(v * np.log(tt[-1])))
+                        framed.append(v * math.log(tt[-1]))
         ax.set_xscale("log")
         ax.set_xlim(1, horizon)
         frame_curves(ax, frame_top(framed), drawn)

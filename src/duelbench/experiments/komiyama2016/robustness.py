@@ -15,6 +15,7 @@ import numpy as np
 from duelbench.data import sampled
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import contract, evaluate, load_registry
+from duelbench.report.numerics import fmean, fsem
 from duelbench.report.verdict import SAMPLE_ESTIMATORS
 
 from ..contract import StepContext
@@ -65,10 +66,6 @@ def robustness_panel_of(dataset: str, claim_datasets: Sequence[str]) -> list[str
     return [d for d in claim_datasets if d != dataset and _recipe_key(d) == key]
 
 
-def _se(x: np.ndarray) -> float:
-    return float(x.std(ddof=1) / math.sqrt(x.size)) if x.size > 1 else math.nan
-
-
 def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
     """One row per (robustness dataset, ordering claim of a panel drawn with the same recipe)."""
     s = tables.settings
@@ -95,8 +92,8 @@ def robustness_rows(tables: Tables, registry: Mapping) -> list[dict]:
                     m = dict(m.components).get(labels[0], m) if labels else m
                 if m.a is not None and len(m.a):
                     xa, xb = np.asarray(m.a, float), np.asarray(m.b, float)
-                    row.update(algorithm_b=getattr(m, "algorithm_b", b), mean_a=float(xa.mean()),
-                               mean_b=float(xb.mean()), stderr_a=_se(xa), stderr_b=_se(xb), n_a=xa.size, n_b=xb.size)
+                    row.update(algorithm_b=getattr(m, "algorithm_b", b), mean_a=fmean(xa),
+                               mean_b=fmean(xb), stderr_a=fsem(xa), stderr_b=fsem(xb), n_a=xa.size, n_b=xb.size)
                 row.update(estimate=e.value if e else math.nan, ci_low=e.lower if e else math.nan,
                            ci_high=e.upper if e else math.nan, outcome=res.outcome, evidence=res.evidence)
                 rows.append(row)
@@ -160,7 +157,7 @@ def draw_robustness(tables: Tables, claim_panels: Mapping[str, list[str]], foote
                 x = final_samples(tables, d, c.name, study=study)
                 if x is None:
                     continue
-                m, e = float(np.mean(x)), _se(x)
+                m, e = fmean(x), fsem(x)
                 h = ax.errorbar(j + off, m, yerr=None if math.isnan(e) else e, fmt="o" if study == "robustness" else "s",
                                 ms=4, color=style["color"], label=c.label, capsize=2, lw=1)
                 handles.setdefault(c.label, h)

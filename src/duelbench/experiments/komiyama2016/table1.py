@@ -13,6 +13,7 @@ import pandas as pd
 from duelbench.bounds.ccb import ccb_variant_names
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import load_registry
+from duelbench.report.numerics import fdot, fmean, fsem, fsum
 
 from ..contract import StepContext
 from ..samples import load_family
@@ -32,23 +33,29 @@ def load_samples(shards: Sequence, samples: int):
 
 
 def mean_se(x) -> tuple[float, float]:
-    """Mean and standard error (sample s.d. / sqrt(n); NaN for one value or a non-finite one)."""
+    """Mean and standard error (sample s.d. / sqrt(n); NaN for one value or a non-finite one),
+    by correctly rounded sums (:mod:`duelbench.report.numerics`)."""
     x = np.asarray(x, dtype=float)
-    n = x.size
-    se = float(x.std(ddof=1) / math.sqrt(n)) if n > 1 and np.all(np.isfinite(x)) else math.nan
-    return float(x.mean()), se
+    se = fsem(x) if np.all(np.isfinite(x)) else math.nan
+    return fmean(x), se
+
+
+def _cov(x: np.ndarray, y: np.ndarray, mx: float, my: float) -> float:
+    """Sample covariance (ddof = 1) of ``x`` and ``y`` about their means ``mx`` and ``my``."""
+    return fdot(x - mx, y - my) / (x.size - 1)
 
 
 def ratio_se(x, y) -> tuple[float, float]:
-    """``mean(x) / mean(y)`` and its delta-method standard error."""
+    """``mean(x) / mean(y)`` and its delta-method standard error (sample covariances by
+    correctly rounded sums)."""
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     n = x.size
-    mx, my = float(x.mean()), float(y.mean())
+    mx, my = fmean(x), fmean(y)
     r = mx / my if my else math.inf
     if n < 2 or not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))) or not my:
         return r, math.nan
-    cov = np.cov(x, y, ddof=1) / n
-    var = r * r * (cov[0, 0] / mx**2 + cov[1, 1] / my**2 - 2 * cov[0, 1] / (mx * my)) if mx else cov[0, 0] / my**2
+    cxx, cyy, cxy = _cov(x, x, mx, mx) / n, _cov(y, y, my, my) / n, _cov(x, y, mx, my) / n
+    var = r * r * (cxx / mx**2 + cyy / my**2 - 2 * cxy / (mx * my)) if mx else cxx / my**2
     return r, float(math.sqrt(max(var, 0.0)))
 
 
@@ -71,10 +78,10 @@ def summary(df, main_variant: str) -> list[dict]:
         with np.errstate(divide="ignore", invalid="ignore"):
             med = float(np.median(df[q].to_numpy(float) / lb))
         add(f"{q}_over_lb", f"mean {q} / mean lb", *ratio_se(df[q], lb), med)
-    p = float(df["has_condorcet_winner"].to_numpy(bool).astype(float).mean())
+    p = fmean(df["has_condorcet_winner"].to_numpy(bool).astype(float))
     add("condorcet_share", "share of samples with a Condorcet winner", p, math.sqrt(p * (1 - p) / n), math.nan)
     tries = df["tries"].to_numpy(float)
-    acc = n / float(tries.sum())
+    acc = n / fsum(tries)
     add("acceptance_rate", "accepted samples / subsets drawn", acc, math.sqrt(acc * acc * (1 - acc) / n), math.nan)
     add("n_copeland_winners", "number of Copeland winners", *mean_se(df["n_copeland_winners"]),
         float(np.median(df["n_copeland_winners"])))

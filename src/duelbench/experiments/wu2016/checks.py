@@ -24,6 +24,7 @@ from duelbench.data.registry import load_matrix
 from duelbench.problems.winners import condorcet_winner, copeland_winners, normalized_copeland_scores
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
+from duelbench.report.numerics import fmean, fstd
 
 from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
@@ -87,10 +88,6 @@ class Tables:
 def _boot(t: Tables, key: str, samples, statistic, paired: bool = False) -> np.ndarray:
     """Bootstrap replicates over runs (the declared seed, ``key`` the statistic's name)."""
     return V.bootstrap(samples, statistic, seed=t.seed, key=key, paired=paired)
-
-
-def _sd(x) -> float:
-    return float(np.sqrt(V.fvar(x)))
 
 
 def _div(a: float, b: float) -> float:
@@ -160,9 +157,9 @@ def reldiff(t: Tables, panel: str, a: str, b: str) -> Measurement:
             return x
 
     def stat(u, v):
-        return _div(abs(V.fmean(u) - V.fmean(v)), V.fmean(v))
+        return _div(abs(fmean(u) - fmean(v)), fmean(v))
 
-    ma, mb = V.fmean(xa), V.fmean(xb)
+    ma, mb = fmean(xa), fmean(xb)
     return Measurement(value=stat(xa, xb), replicates=_boot(t, f"reldiff:{panel}:{a}:{b}", [xa, xb], stat),
                        runs=min(xa.size, xb.size), evidence=f"panel {panel}: mean {a} {ma:.6g}, mean {b} {mb:.6g}")
 
@@ -175,7 +172,7 @@ def slope_ratio(t: Tables, panel: str, a: str, b: str) -> Measurement:
             return r
     sa, sb = ra["slope"].to_numpy(float), rb["slope"].to_numpy(float)
     return Measurement(a=sa, b=sb, evidence=f"panel {panel}: mean slope per ln t over [T/10, T] {a} "
-                                             f"{V.fmean(sa):.4g}, {b} {V.fmean(sb):.4g}")
+                                             f"{fmean(sa):.4g}, {b} {fmean(sb):.4g}")
 
 
 def log_flatness(t: Tables, panel: str, a: str) -> Measurement:
@@ -186,10 +183,10 @@ def log_flatness(t: Tables, panel: str, a: str) -> Measurement:
     t0, tt = int(r["t0"].iloc[0]), int(r["t"].iloc[0])
     if t0 <= 1:
         return Missing(f"panel {panel}: no checkpoint t0 > 1 near T/10")
-    x_t = r["regret_t"].to_numpy(float) / np.log(tt)
-    x_0 = r["regret_t0"].to_numpy(float) / np.log(t0)
-    return Measurement(a=x_t, b=x_0, evidence=f"panel {panel}: mean R/ln t = {V.fmean(x_t):.4g} at t = {tt}, "
-                                               f"{V.fmean(x_0):.4g} at t = {t0}")
+    x_t = r["regret_t"].to_numpy(float) / math.log(tt)
+    x_0 = r["regret_t0"].to_numpy(float) / math.log(t0)
+    return Measurement(a=x_t, b=x_0, evidence=f"panel {panel}: mean R/ln t = {fmean(x_t):.4g} at t = {tt}, "
+                                               f"{fmean(x_0):.4g} at t = {t0}")
 
 
 def _ratio_components(t: Tables, panel: str, pairs) -> Measurement:
@@ -224,8 +221,8 @@ def std_over_ecw_replicates(x: np.ndarray, ecw: np.ndarray, same: bool, seed: in
     """Bootstrap replicates of STD(x) / mean(ecw) (``same``: x is ECW-RMED's own sample, resampled
     once); shared with Figure 2's table, so that its intervals are the checks'."""
     if same:
-        return V.bootstrap([x], lambda u: _div(_sd(u), V.fmean(u)), seed=seed, key=key)
-    return V.bootstrap([x, ecw], lambda u, v: _div(_sd(u), V.fmean(v)), seed=seed, key=key)
+        return V.bootstrap([x], lambda u: _div(fstd(u), fmean(u)), seed=seed, key=key)
+    return V.bootstrap([x, ecw], lambda u, v: _div(fstd(u), fmean(v)), seed=seed, key=key)
 
 
 def std_over_ecw(t: Tables, panel: str, a: str) -> Measurement:
@@ -235,7 +232,7 @@ def std_over_ecw(t: Tables, panel: str, a: str) -> Measurement:
             return v
     if x.size < 2:
         return Missing("fewer than 2 runs")
-    sd, m = _sd(x), V.fmean(ecw)
+    sd, m = fstd(x), fmean(ecw)
     same = t.algorithm(panel, a) == t.algorithm(panel, "ecw_rmed")
     return Measurement(value=sd / m, replicates=std_over_ecw_replicates(x, ecw, same, t.seed,
                                                                           f"std_over_ecw:{panel}:{a}"),
@@ -251,10 +248,10 @@ def _std_ratio(t: Tables, panel: str, a: str, b: str, key: str) -> Measurement:
         return Missing("fewer than 2 runs")
 
     def stat(u, v):
-        return _div(_sd(u), _sd(v))
+        return _div(fstd(u), fstd(v))
 
     return Measurement(value=stat(xa, xb), replicates=_boot(t, key, [xa, xb], stat), runs=min(xa.size, xb.size),
-                       evidence=f"panel {panel}: STD {a} {_sd(xa):.6g}, {b} {_sd(xb):.6g}")
+                       evidence=f"panel {panel}: STD {a} {fstd(xa):.6g}, {b} {fstd(xb):.6g}")
 
 
 def std_ratio(t: Tables, panel: str, a: str, b: str) -> Measurement:
@@ -282,8 +279,8 @@ def rucb_elimination(t: Tables) -> Measurement:
                 return tr
             share = tr["eliminated_steps"].to_numpy(float) / tr["horizon"].to_numpy(float)
             parts.append((f"{name} {p}", Measurement(
-                value=V.fmean(share), runs=share.size,
-                replicates=_boot(t, f"rucb_elimination:{p}:{name}", [share], V.fmean))))
+                value=fmean(share), runs=share.size,
+                replicates=_boot(t, f"rucb_elimination:{p}:{name}", [share], fmean))))
     if not parts:
         return Missing("no traced curve (traces.curves is empty)")
     return Measurement(components=parts, evidence=f"share of steps t <= T with |C| < K over the first "
@@ -330,7 +327,7 @@ def winner_first_regret_share(t: Tables, panel: str, a: str) -> Measurement:
     return Measurement(value=stat(won, total), runs=len(tr),
                        replicates=_boot(t, f"winner_first_regret_share:{panel}:{a}", [won, total], stat, paired=True),
                        evidence=f"panel {panel}: {a}'s regret with a Copeland winner ({winners}) first "
-                                f"{V.fmean(won):.6g} of {V.fmean(total):.6g} per run")
+                                f"{fmean(won):.6g} of {fmean(total):.6g} per run")
 
 
 def measure(t: Tables, statistic: str) -> Measurement:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from duelbench.engine.jobs import group_shards
+from duelbench.report.numerics import column_fmeans, column_fsems, flog, row_ols_slopes
 
 from ..aggregate import write_table
 from ..contract import StepContext
@@ -42,7 +43,8 @@ def aggregate(ctx: StepContext) -> dict:
             e, res = entries[(alg, phash)], ctx.load(group)
             key = {"panel": p, "dataset": dataset, "algorithm": alg, "label": e.label, "param_hash": phash}
             cps = res.checkpoints.tolist()
-            for tt, m, se in zip(cps, res.mean("copeland").tolist(), res.stderr("copeland").tolist()):
+            regret = res.regret_of("copeland")
+            for tt, m, se in zip(cps, column_fmeans(regret).tolist(), column_fsems(regret).tolist()):
                 curve_rows.append({**key, "t": int(tt), "mean": float(m), "stderr": float(se) if res.runs > 1
                                    else math.nan, "n_runs": res.runs})
             points = [("T", int(horizon))]
@@ -50,7 +52,6 @@ def aggregate(ctx: StepContext) -> dict:
                 if t2 not in cps:
                     raise ValueError(f"{NAME}: {alg} on {dataset} has no checkpoint at Figure 2's time {t2}")
                 points.append(("figure2", t2))
-            regret = res.regret_of("copeland")
             for at, tt in points:
                 column = regret[:, cps.index(tt)]
                 final_rows += [{**key, "at": at, "t": tt, "run": int(r), "regret": float(v)}
@@ -68,7 +69,7 @@ def slope_window(t: np.ndarray) -> tuple[np.ndarray, int]:
     """(mask of the checkpoints in [T/10, T], index of the checkpoint t0 nearest T/10 on the log
     scale) of the increasing checkpoints ``t`` (T = the last)."""
     t = np.asarray(t, dtype=float)
-    return t >= t[-1] / 10, int(np.argmin(np.abs(np.log(t) - np.log(t[-1] / 10))))
+    return t >= t[-1] / 10, int(np.argmin(np.abs(flog(t) - math.log(t[-1] / 10))))
 
 
 def run_slopes(key: dict, t: np.ndarray, regret: np.ndarray, runs) -> list[dict]:
@@ -76,14 +77,11 @@ def run_slopes(key: dict, t: np.ndarray, regret: np.ndarray, runs) -> list[dict]
     ``t``) the regret at t0 and at T and the least-squares slope of the regret against ln t over
     the checkpoints in [T/10, T] (:func:`slope_window`)."""
     sel, k0 = slope_window(t)
-    x = np.log(t[sel])
-    xc = x - x.mean()
-    weights = xc / float(np.dot(xc, xc)) if sel.sum() >= 2 else np.full(x.shape, np.nan)
-    rows = []
-    for r, y in zip(np.asarray(runs).tolist(), regret):
-        rows.append({**key, "run": int(r), "t0": int(t[k0]), "t": int(t[-1]), "regret_t0": float(y[k0]),
-                     "regret_t": float(y[-1]), "slope": float(math.fsum((weights * y[sel]).tolist()))})
-    return rows
+    regret = np.asarray(regret, dtype=float)
+    slopes = row_ols_slopes(flog(t[sel]), regret[:, sel]) if sel.sum() >= 2 else np.full(len(regret), np.nan)
+    return [{**key, "run": int(r), "t0": int(t[k0]), "t": int(t[-1]), "regret_t0": float(y[k0]),
+             "regret_t": float(y[-1]), "slope": float(b)}
+            for r, y, b in zip(np.asarray(runs).tolist(), regret, slopes.tolist())]
 
 
 def write_traces(ctx: StepContext) -> dict:

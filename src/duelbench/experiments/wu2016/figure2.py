@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from duelbench.provenance.sidecar import atomic_write_text
+from duelbench.report.numerics import fmean, fstd
 from duelbench.report.verdict import ALPHA_ONE_SIDED, sig
 
 from ..aggregate import write_table
@@ -48,11 +49,10 @@ def std_table(final: pd.DataFrame, s: Mapping, registry: Mapping) -> pd.DataFram
         labels = {e.name: e.label for e in panel_curves(s, p)}
         sub = at[at["panel"] == p]
         ecw = sub[sub["algorithm"] == ECW]["regret"].to_numpy(float)
-        ecw_mean = float(ecw.mean()) if ecw.size else math.nan
+        ecw_mean = fmean(ecw)
         for a in s["figure2"]["shown"]:
             x = sub[sub["algorithm"] == a]["regret"].to_numpy(float)
-            std = float(np.std(x, ddof=1)) if x.size > 1 else math.nan
-            mean = float(x.mean()) if x.size else math.nan
+            std, mean = fstd(x), fmean(x)
             pub, cid = bars.get((p, a), (math.nan, ""))
             low = high = math.nan
             if x.size > 1 and ecw.size and ecw_mean:

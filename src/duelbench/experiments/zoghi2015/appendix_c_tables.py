@@ -16,6 +16,7 @@ From the per-sample columns of :mod:`.appendix_c` (one sample family per click m
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ import pandas as pd
 
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import load_registry
+from duelbench.report.numerics import fmean, fsem, fsum
 
 from ..aggregate import write_table
 from ..contract import Plan, StepContext
@@ -108,8 +110,8 @@ def pooled_percentage(k: np.ndarray, flag: np.ndarray, k_min: int = 1) -> tuple[
     """Equal-weight pooling over K >= ``k_min`` (Z6): (100 x mean_K p_K, its binomial s.e. x 100)."""
     keep = np.asarray(k) >= k_min
     _, p, n = per_k_proportion(np.asarray(k)[keep], np.asarray(flag)[keep])
-    mean = float(p.mean())
-    se = float(np.sqrt(np.sum(p * (1 - p) / n)) / p.size)
+    mean = fmean(p)
+    se = math.sqrt(fsum(p * (1 - p) / n)) / p.size
     return 100.0 * mean, 100.0 * se
 
 
@@ -205,9 +207,9 @@ def delta_ratio_table(rec: Records) -> "object":
             continue
         x = r[(k == K) & np.isfinite(r)]
         n_all = int(np.count_nonzero(k == K))
-        rows.append({"K": int(K), "mean_ratio": float(x.mean()) if x.size else np.nan,
+        rows.append({"K": int(K), "mean_ratio": fmean(x),
                      "median_ratio": float(np.median(x)) if x.size else np.nan,
-                     "stderr": float(x.std(ddof=1) / np.sqrt(x.size)) if x.size > 1 else np.nan,
+                     "stderr": fsem(x),
                      "n_defined": int(x.size), "n_samples": n_all})
     return pd.DataFrame(rows, columns=["K", "mean_ratio", "median_ratio", "stderr", "n_defined", "n_samples"])
 

@@ -20,6 +20,7 @@ from duelbench.data.registry import load_matrix
 from duelbench.engine.jobs import group_shards, ShardSpec
 from duelbench.problems.winners import condorcet_winner, copeland_scores, copeland_winners
 from duelbench.report.checks import Measurement
+from duelbench.report.numerics import flog, fmean, fstd, fsum, row_fdots
 from duelbench.report.verdict import bootstrap_stream
 
 from ..claims import checks_table, evaluate_with_reasons, Missing
@@ -53,7 +54,7 @@ def spearman_rows(k: np.ndarray, p: np.ndarray) -> np.ndarray:
     rp = rp - rp.mean(axis=1, keepdims=True)
     den = np.sqrt((rk**2).sum() * (rp**2).sum(axis=1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        return (rp @ rk) / den
+        return row_fdots(rp, rk) / den
 
 
 def inverted_cdf_quantile(values: np.ndarray, counts: np.ndarray, q: float) -> np.ndarray:
@@ -226,8 +227,9 @@ def appendix_c_measurements(out: Mapping[str, str], s: Mapping, replicates: int 
     ratio = pd.read_csv(out["delta_ratio_csv"]).set_index("K")
     if complete:
         sub = ratio.loc[2:N_ARMS]
-        v = float(sub["mean_ratio"].mean())
-        se = float(np.sqrt(np.nansum(sub["stderr"].to_numpy(dtype=float) ** 2)) / len(sub))
+        means, errors = sub["mean_ratio"].to_numpy(dtype=float), sub["stderr"].to_numpy(dtype=float)
+        v = fmean(means[~np.isnan(means)])  # the K without a defined sample are left out
+        se = math.sqrt(fsum(errors[~np.isnan(errors)] ** 2)) / len(sub)
         m["fig6:mean_over_k"] = _m(v, se=se, runs=n_k,
                                    evidence=f"mean over K = 2..136 of the per-K means (s.e. {se:.4g}); largest per-K "
                                             f"mean {float(ratio['mean_ratio'].max()):.4g}")
@@ -253,11 +255,11 @@ def _item_of(s: Mapping, dataset: str) -> str | None:
 
 def _cv(x: np.ndarray) -> float:
     x = np.asarray(x, dtype=float)
-    return float(x.std(ddof=1) / abs(x.mean())) if x.size > 1 and x.mean() else float("nan")
+    return fstd(x) / abs(fmean(x)) if x.size > 1 and fmean(x) else float("nan")
 
 
 def _nearest(t: np.ndarray, x: float) -> int:
-    return int(np.argmin(np.abs(np.log(t.astype(float)) - math.log(x))))
+    return int(np.argmin(np.abs(flog(t) - math.log(x))))
 
 
 def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Sequence[ShardSpec]]) -> dict:
@@ -291,7 +293,7 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
             continue
         if parts[0] == "order":
             A, B = (final_values(groups[(dataset, x, T)], kind) for x in algs)
-            m[stat] = _m(float(A.mean() / B.mean()) if B.mean() else None, a=A, b=B,
+            m[stat] = _m(fmean(A) / fmean(B) if fmean(B) else None, a=A, b=B,
                          evidence=f"Definition-1 regret at T = {T:g}; run-to-run std/mean {_cv(A):.3g} (A), "
                                   f"{_cv(B):.3g} (B)")
         elif parts[0] == "growth":
@@ -301,7 +303,7 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
                 m[stat] = _m(evidence=f"no checkpoint at T/2 = {T / 2:g}")
             else:
                 A, B = R[:, -1], R[:, half[0]]
-                m[stat] = _m(float(A.mean() / B.mean()) if B.mean() > 0 else None, a=A, b=B,
+                m[stat] = _m(fmean(A) / fmean(B) if fmean(B) > 0 else None, a=A, b=B,
                              evidence=f"R(T) / R(T/2) per run, T = {T:g}")
         elif parts[0] == "savage":
             half = half_horizon(T)
@@ -310,9 +312,9 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
                 continue
             A = final_values(groups[(dataset, algs[0], T)], kind)
             B = final_values(groups[(dataset, algs[0], half)], kind)
-            ev = f"mean regret at T = {T:g}: {A.mean():.6g}; at T/2 = {half:g}: {B.mean():.6g}"
+            ev = f"mean regret at T = {T:g}: {fmean(A):.6g}; at T/2 = {half:g}: {fmean(B):.6g}"
             if T == 2 * 10**7:
-                m[stat] = _m(float(A.mean() / B.mean()), a=A, b=B,
+                m[stat] = _m(fmean(A) / fmean(B), a=A, b=B,
                              evidence=f"{ev}; run r of both jobs starts from the same stream")
             else:
                 m[stat] = Missing(f"needs horizons 2x10^7 and 10^7 (paper fidelity); {ev}")
@@ -325,9 +327,9 @@ def regret_measurements(registry: Mapping, s: Mapping, by_item: Mapping[str, Seq
             c_ = int(np.searchsorted(t, T // 10))
             early = (R[:, b_] - R[:, a_]) / (t[b_] - t[a_])
             late = (R[:, -1] - R[:, c_]) / (t[-1] - t[c_])
-            m[stat] = _m(float(late.mean() / early.mean()) if early.mean() > 0 else None, a=late, b=early,
-                         evidence=f"mean per-step regret {late.mean():.4g} over [{t[c_]}, {t[-1]}] (A) vs "
-                                  f"{early.mean():.4g} over [{t[a_]}, {t[b_]}] (B), per run")
+            m[stat] = _m(fmean(late) / fmean(early) if fmean(early) > 0 else None, a=late, b=early,
+                         evidence=f"mean per-step regret {fmean(late):.4g} over [{t[c_]}, {t[-1]}] (A) vs "
+                                  f"{fmean(early):.4g} over [{t[a_]}, {t[b_]}] (B), per run")
     return m
 
 
