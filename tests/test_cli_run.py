@@ -50,6 +50,11 @@ def test_empty_npy_and_bad_csv_name_the_file_and_the_format(tmp_path, capsys, no
 
 @pytest.mark.parametrize("argv, option", [
     (["--seed", "-1"], "--seed"), (["-T", "0"], "--horizon"), (["-R", "x"], "--runs"), (["--kind", "borda"], "--kind"),
+    (["--points", "-1"], "--points: expected a positive integer or 'all', got -1"),
+    (["--points", "0"], "--points: expected a positive integer or 'all', got 0"),
+    # an option given twice is refused, not silently replaced by the later value
+    (["--points", "3", "--points", "4"], "--points: given more than once"),
+    (["-T", "30"], "-T/--horizon: given more than once"),
 ])
 def test_bad_options_are_named_before_simulating(tmp_path, capsys, no_simulation, argv, option):
     np.save(tmp_path / "P.npy", P3)
@@ -89,3 +94,17 @@ def test_list_shows_k_per_dataset(capsys):
     assert datasets and all(d["K"] == dataset_info(d["name"]).K for d in datasets)
     assert cli.main(["list"]) == 0
     assert "K=5" in capsys.readouterr().out  # e.g. the printed 5-arm matrices
+
+
+def test_a_parameter_given_twice_is_refused(tmp_path, capsys, no_simulation):
+    np.save(tmp_path / "P.npy", P3)
+    assert cli.main(["run", "rucb", str(tmp_path / "P.npy"), "-T", "10", "-p", "alpha=0.5", "-p", "alpha=0.6"]) == 2
+    assert "--param alpha is given twice (alpha=0.5, alpha=0.6); give it once" in _err(capsys)
+
+
+def test_points_all_prints_every_checkpoint(tmp_path, capsys):
+    np.save(tmp_path / "P.npy", P3)
+    assert cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "20", "-R", "2", "--points", "all"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert cli.main(["run", "random", str(tmp_path / "P.npy"), "-T", "20", "-R", "2", "--points", "2"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2 + 2 < len(every)

@@ -155,24 +155,50 @@ def _build_run(p: argparse.ArgumentParser):
         help="registered dataset name (a family of per-run instances: run r on its instance r), or a "
              ".npy/.npz/.csv file holding a K×K preference matrix",
     )
-    p.add_argument("-T", "--horizon", type=_at_least(1), required=True, help="time steps per run")
-    p.add_argument("-R", "--runs", type=_at_least(1), default=10, help="independent runs (default 10)")
-    p.add_argument("--seed", type=_at_least(0), default=0, help="global seed, an integer ≥ 0 (default 0)")
+    p.add_argument("-T", "--horizon", type=_at_least(1), required=True, action=_Once, help="time steps per run")
+    p.add_argument("-R", "--runs", type=_at_least(1), default=10, action=_Once, help="independent runs (default 10)")
+    p.add_argument("--seed", type=_at_least(0), default=0, action=_Once,
+                   help="global seed, an integer ≥ 0 (default 0)")
     p.add_argument(
         "-p",
         "--param",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="algorithm parameter overriding its default (repeatable)",
+        help="algorithm parameter overriding its default (repeatable, once per NAME)",
     )
-    p.add_argument("--kind", default=None, type=_regret_kind,
+    p.add_argument("--kind", default=None, type=_regret_kind, action=_Once,
                    help="regret definition to print: copeland, copeland_zoghi, copeland_wu or condorcet "
                         "(default: copeland)")
-    p.add_argument("--points", type=int, default=12, help="checkpoints to print (default 12; 0 = all)")
-    p.add_argument("-o", "--out", type=Path, default=None,
+    p.add_argument("--points", type=_points, default=12, action=_Once,
+                   help="checkpoints to print: a positive integer, or 'all' (default 12)")
+    p.add_argument("-o", "--out", type=Path, default=None, action=_Once,
                    help="also save the full result to this file (.npz is appended if missing)")
     return _cmd_run
+
+
+class _Once(argparse.Action):
+    """Store an option's value; an option given twice is an error, not a silent replacement."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, "given more than once; give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+def _points(text: str) -> int:
+    """``--points``: a positive integer, or ``all`` (every checkpoint, returned as 0)."""
+    if text.strip().lower() == "all":
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'all', got {text}")
+    return value
 
 
 def _at_least(low: int):
@@ -201,7 +227,11 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
-        params[key.strip()] = value.strip()
+        key = key.strip()
+        if key in params:
+            raise ValueError(f"--param {key} is given twice ({key}={params[key]}, {key}={value.strip()}); "
+                             "give it once")
+        params[key] = value.strip()
     return params
 
 

@@ -21,10 +21,15 @@ from duelbench.algorithms import registry as dbx_registry
 # ---------------------------------------------------------------------------------------------
 CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yaml")
 
+# The user's layers (USER_LAYERS, read in the Snakefile) win over the fidelity's overrides;
+# `duelbench config-check` decides with the same function.
 try:
-    _effective = dbc.validate_config(config, CONFIG_SCHEMA)
+    _effective, _notes = dbc_files.resolve_config(config, USER_LAYERS, schema=CONFIG_SCHEMA)
 except dbc.ConfigError as _exc:
     raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
+if workflow.is_main_process:
+    for _note in _notes:
+        print(f"configuration: {_note}", file=sys.stderr)
 # Fill in schema defaults (snakemake's validator does that) on the effective configuration.
 validate(_effective, CONFIG_SCHEMA)
 # From here on, `config` is the effective configuration of the active fidelity.
