@@ -354,9 +354,9 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "archive",
-        "put finished simulation shards into the results archive; check and size it",
-        requires=(("duelbench.engine.archive_cli", "main"),),
-        delegate=("duelbench.engine.archive_cli", "main"),
+        "put finished simulation shards into the results archive; check every entry and size it",
+        requires=(("duelbench.experiments.archiving", "archive_command"),),
+        delegate=("duelbench.experiments.archiving", "archive_command"),
     ),
     Command(
         "config-check",
