@@ -44,6 +44,10 @@ ALGORITHM_REGISTRY = ("duelbench.algorithms.registry", "list_algorithms")
 DATASET_REGISTRY = ("duelbench.data.registry", "list_datasets")
 SIMULATE = ("duelbench.engine.simulate", "simulate")
 LOAD_MATRIX = ("duelbench.data.registry", "load_matrix")
+#: Plug-in files as the command line meets them (a broken one is skipped, see the module).
+PLUGINS = "duelbench.engine.plugins"
+#: The folders of plug-in files (``duelbench.algorithms.registry.PLUGIN_PATH_ENV``).
+PLUGIN_PATH_ENV = "DUELBENCH_PLUGIN_PATH"
 
 
 # --------------------------------------------------------------------------- discovery
@@ -132,6 +136,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
             }
         )
     out["algorithms"] = algorithms
+    for plugin in _load(PLUGINS, "skipped")():
+        if plugin.reason == "defines no ALGORITHM":
+            print(f"duelbench list: note: plug-in {plugin.path} defines no ALGORITHM (not listed)", file=sys.stderr)
     if provides(*DATASET_REGISTRY):
         info = _load(DATASET_REGISTRY[0], "dataset_info")
         out["datasets"] = [{"name": str(d), "K": int(info(d).K), "needs_mslr": bool(info(d).needs_mslr)}
@@ -250,8 +257,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     params = _parse_params(args.param)
     matrix = _matrix_argument(args.dataset)
     out = _output_file(args.out)
+    spec = _load(PLUGINS, "get_algorithm")(args.algorithm)
+    _load(PLUGINS, "check_policy")(spec)
     _warn_large(_arms(matrix))
-    result = _simulate(args, matrix, params)
+    with _load(PLUGINS, "policy_errors")(spec):
+        result = _simulate(args, matrix, params)
     _print_regret(args, result)
     if out is not None:
         _save(result, out)
@@ -444,6 +454,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = available_commands()
     by_name = {c.name: c for c in commands}
+    if argv and argv[0] in by_name and os.environ.get(PLUGIN_PATH_ENV):
+        _load(PLUGINS, "install")()  # a plug-in file that fails to import is reported and skipped
     # Delegated commands get their arguments untouched (including --help).
     if argv and argv[0] in by_name and by_name[argv[0]].delegate is not None:
         try:
