@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import shutil
 import warnings
 from types import SimpleNamespace
@@ -22,7 +23,7 @@ import pytest
 
 from duelbench.algorithms.registry import param_hash
 from duelbench.archive import fallbacks
-from duelbench.archive.store import MISSING, TAMPERED, Lookup
+from duelbench.archive.store import Lookup, MISSING, TAMPERED
 from duelbench.engine.jobs import ShardSpec
 from duelbench.engine.result import SimulationResult
 from duelbench.engine.shard_sources import ShardSources
@@ -86,7 +87,6 @@ def test_a_shard_altered_after_its_sidecar_is_refused_naming_it(specs):
 
 
 def test_a_shard_without_sidecar_is_refused_naming_it(specs):
-    import os
 
     os.unlink(specs[0].path + ".json")
     with pytest.raises(ResultsFileError, match="no provenance sidecar") as err:
@@ -140,7 +140,6 @@ def test_planning_sets_a_bad_shard_aside_so_the_workflow_recomputes_it(specs, ca
     assert reader.planned_source(good) == good.path and reader.planned_source(bad) == bad.path
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and bad.path in err and "recomputes it" in err
-    import os
 
     assert not os.path.exists(bad.path) and not os.path.exists(bad.path + ".json")
     assert os.path.isfile(bad.path + REJECTED) and os.path.isfile(bad.path + ".json" + REJECTED)

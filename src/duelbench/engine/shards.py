@@ -21,6 +21,7 @@ from duelbench.algorithms.registry import canonical_params, param_hash, source_h
 from duelbench.data.registry import is_family
 from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.integrity import FIX, ResultsFileError, read_verified
+from duelbench.provenance.interrupt import check_interrupt
 from duelbench.provenance.sidecar import atomic_write, write_sidecar
 
 from .families import family_sha256, simulate_family
@@ -59,6 +60,7 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
     t0, c0 = time.perf_counter(), time.process_time()
 
     def progress(done, total):
+        check_interrupt()  # Ctrl-C inside deferred_interrupts() ends the job here, between runs
         if not quiet:
             print(f"[{algorithm} on {dataset}, T={horizon}] run {run_start + done}/{run_stop} "
                   f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
