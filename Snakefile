@@ -12,6 +12,7 @@
 import os
 import sys
 
+from snakemake.exceptions import WorkflowError
 from snakemake.utils import min_version, validate
 
 min_version("9")
@@ -27,6 +28,17 @@ if os.path.isdir(os.path.join(_SRC, "duelbench")):
     _pp = os.environ.get("PYTHONPATH", "")
     if _SRC not in _pp.split(os.pathsep):
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_SRC, _pp) if p)
+
+# The user's configuration, read again before anything uses it: Snakemake has merged the
+# --configfile files and --config into `config` already, but its reader lets a key given twice
+# through and its errors name no file. Each layer's keys win over the fidelity's overrides, and
+# every problem names its file (workflow/rules/common.smk: duelbench.config.files.resolve_config).
+import duelbench.config.files as dbc_files
+
+try:
+    USER_LAYERS = dbc_files.command_line_layers(workflow.overwrite_configfiles, workflow.config_settings.config)
+except dbc_files.ConfigError as _exc:
+    raise WorkflowError(f"{_exc}\n(duelbench config-check FILE ... checks configuration files)") from None
 
 # Job environment, inherited by every job: one thread per job (so --cores N means N busy
 # cores), and the numba cache inside the checkout (filled once by the warmup_numba rule).

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import duelbench
+from duelbench.algorithms import batched
 from duelbench.algorithms.batched import batch_log
 from duelbench.algorithms.registry import canonical_params, get_algorithm
 from duelbench.data.registry import load_matrix
@@ -86,6 +87,20 @@ def test_batch_size_and_gamma_radius():
     L = math.log(T * 36)
     assert gamma_radius(L, 37) == pytest.approx(math.sqrt(L / 74), rel=1e-15)
     assert gamma_radius(L, 0) == math.inf
+
+
+def test_test_levels_are_the_printed_gamma_multiples():
+    """The squared γ multiples of Algorithms 1-3 (γ, 3γ, 5γ) and the KL levels of A' with
+    ``all_kl`` ((1/3)², (3/5)²), evaluated in the order the results were computed with:
+    ``9·L``, ``L/9``, ``(L·9)/25`` (not ``L·0.36``)."""
+    b = batched
+    assert (b.GAMMA_1_SQ, b.GAMMA_3_SQ, b.GAMMA_5_SQ) == (1.0, 9.0, 25.0)
+    for L in (math.log(1e5) + 2 * math.log(6), math.log(1e4) + 2 * math.log(16) + math.log(6) + math.log(16), 7.3):
+        assert b._gamma_level(b.GAMMA_1_SQ, L) == L
+        assert b._gamma_level(b.GAMMA_3_SQ, L) == 9.0 * L
+        assert b._gamma_level(b.GAMMA_5_SQ, L) == 25.0 * L
+        assert b._kl_switch_set_level(b.GAMMA_1_SQ, b.GAMMA_3_SQ, L) == L / 9.0  # SCOMP, Algorithm 2 line 10
+        assert b._kl_switch_set_level(b.GAMMA_3_SQ, b.GAMMA_5_SQ, L) == L * 9.0 / 25.0  # SCOMP2, Algorithm 3 line 12
 
 
 def test_registry_entries():

@@ -1,5 +1,5 @@
 """Imports point one way: provenance at the bottom, then problems/stats, data, algorithms,
-config, engine, the verdict layer (report), experiments, and the command line on top.  Every import counts, also one inside a function (it would only hide a
+config, engine, online use, the verdict layer (report), experiments, and the command line on top.  Every import counts, also one inside a function (it would only hide a
 cycle), read statically with the same import parser as the code hash."""
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ ALLOWED = {
     "bounds": {"provenance", "problems", "stats"},
     "config": {"provenance", "problems", "data", "algorithms"},
     "engine": {"provenance", "problems", "stats", "data", "algorithms", "archive", "config"},
+    # the algorithms driven one comparison at a time, on the engine's random streams
+    "online": {"provenance", "problems", "stats", "data", "algorithms", "archive", "config", "engine"},
     # checks, verdicts, statuses and Markdown: what the experiments hand over, never the experiments
     "report": {"provenance", "config"},
 }

@@ -100,7 +100,7 @@ def test_table_rows_score_every_check_of_the_item_and_name_flips_both_ways():
     reg = {"checks": [{"id": "x", "item": "Figure 1"}, {"id": "y", "item": "Figure 1"}, {"id": "z", "item": "Table 1"}]}
     readings = [{"id": "v", "experiment": "p", "items": ["Figure 1"]}]
     declared = {"x": {"outcome": "pass"}, "y": {"outcome": "fail"}, "z": {"outcome": "pass"}}
-    variant = {"v": {"x": {"outcome": "fail"}, "y": {"outcome": "pass"}}}
+    variant = {"v": {"x": {"outcome": "fail", "estimate": "2.0"}, "y": {"outcome": "pass", "estimate": "0.5"}}}
     rows = rd.table_rows(readings, reg, declared, variant)
     assert [(r["claim_id"], r["flip"]) for r in rows] == [("x", "pass -> fail"), ("y", "fail -> pass")]
     with pytest.raises(ConfigError, match="no check"):
@@ -125,3 +125,22 @@ def test_an_extra_algorithm_joins_every_algorithm_list_but_the_fixed_ones(config
                                 "zoghi2015")
     nested = [v["algorithms"] for v in zoghi.values() if isinstance(v, dict) and isinstance(v.get("algorithms"), list)]
     assert nested and all(lst[-1] == {"name": "toy"} for lst in nested)
+
+
+def test_a_check_the_variant_does_not_compute_is_not_measured_and_never_a_flip():
+    """A variant row without an estimate (the variant runs none of the curves the check reads)
+    is `not measured`, not `inconclusive`, and no flip; a measured row keeps its interval."""
+    reg = {"checks": [{"id": "x", "item": "Figure 1"}, {"id": "y", "item": "Figure 1"}]}
+    readings = [{"id": "v", "experiment": "p", "items": ["Figure 1"], "reading": "r", "declared": "d"}]
+    declared = {"x": {"outcome": "pass", "estimate": "0.5", "ci_low": "0.4", "ci_high": "0.6"},
+                "y": {"outcome": "fail", "estimate": "1.21", "ci_low": "1.06", "ci_high": "1.39"}}
+    variant = {"v": {"x": {"outcome": "inconclusive", "estimate": "", "evidence": "'dts' does not run on panel a"},
+                     "y": {"outcome": "inconclusive", "estimate": "1.12", "ci_low": "0.91", "ci_high": "1.39"}}}
+    rows = rd.table_rows(readings, reg, declared, variant)
+    x, y = rows
+    assert (x["variant_outcome"], x["flip"], x["variant_text"]) == (rd.NOT_MEASURED, "", "-")
+    assert (y["variant_outcome"], y["flip"], y["variant_text"]) == ("inconclusive", "fail -> inconclusive", "1.12 [0.910, 1.39]")
+    assert y["variant_ci_low"] == "0.91" and x["declared_estimate"] == "0.5"
+    md = rd.markdown("p", readings, rows, "paper")
+    assert "Flips: 1 of 1 checks the variant measures" in md and "1 checks read curves" in md
+    assert "| `y` | fail, 1.21 [1.06, 1.39] | inconclusive, 1.12 [0.910, 1.39] | fail -> inconclusive |" in md

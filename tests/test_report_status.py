@@ -131,3 +131,40 @@ def test_only_published_claims_move_the_committed_status(checkout, tmp_path):
     assert main(["--figures", str(tmp_path)]) == 0
     assert (tmp_path / "replication_status.csv").read_bytes() == \
         (checkout / "figures" / "replication_status.csv").read_bytes()
+
+
+def _workflow_figures_copy(checkout, root):
+    """``root/figures`` as the workflow's figures folder (each paper's files linked, the
+    top-level outputs copied) and ``root/data`` linked, for running ``duelbench status --report``
+    in ``root`` without touching the checkout."""
+    figures = root / "figures"
+    figures.mkdir()
+    for entry in (checkout / "figures").iterdir():
+        if entry.is_dir():
+            (figures / entry.name).mkdir()
+            for f in entry.rglob("*"):
+                if f.is_file():
+                    (figures / entry.name / f.relative_to(entry)).parent.mkdir(parents=True, exist_ok=True)
+                    (figures / entry.name / f.relative_to(entry)).symlink_to(f)
+        else:
+            shutil.copy2(entry, figures / entry.name)
+    (root / "data").symlink_to(checkout / "data")
+    return figures
+
+
+def test_status_report_refuses_to_drop_a_paper_whose_checks_are_missing(checkout, tmp_path, capsys, monkeypatch):
+    figures = _workflow_figures_copy(checkout, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    (figures / "wu2016" / "checks.csv").unlink()
+    before = {name: (figures / name).read_bytes() for name in ("REPORT.md", "REPORT.md.json",
+                                                               "replication_status.csv", "replication_status.csv.json")}
+    assert main(["--report"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "figures/wu2016/checks.csv" in err[0] and "--allow-missing" in err[0]
+    assert {name: (figures / name).read_bytes() for name in before} == before  # nothing rewritten
+
+    assert main(["--report", "--allow-missing"]) == 0
+    err = capsys.readouterr().err
+    assert "warning" in err and "figures/wu2016/checks.csv" in err
+    report = (figures / "REPORT.md").read_text(encoding="utf-8")
+    assert "\n## wu2016: " not in report and "\n## zoghi2015: " in report

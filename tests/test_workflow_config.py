@@ -252,3 +252,31 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
         out = proc.stdout + proc.stderr
         assert proc.returncode != 0 and expected in out, out[-3000:]
         assert len(out.splitlines()) < 30, out
+
+
+def _dry_run(tmp_path, *args):
+    proc = subprocess.run(
+        [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--cores", "1", *args],
+        capture_output=True, text=True, env=snakemake_env(), timeout=300,
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_snakemake_plans_the_users_values_over_the_fidelity_override(tmp_path):
+    mine = tmp_path / "my.yaml"
+    mine.write_text("demo: {horizon: 500, runs: 6}\n")
+    rc, out = _dry_run(tmp_path, "demo", "--config", "fidelity=smoke", "--configfile", str(mine))
+    assert rc == 0, out[-3000:]
+    assert "demo.horizon = 500 from my.yaml replaces the smoke override 2000" in out
+    assert "/T500/runs-4-6.npz" in out and "/T2000/" not in out
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("demo:\n  runs: 3\n  runs: 4\n", "{f}:3:3: duplicate key 'runs' (first on line 2)"),
+    ("demo:\n  runs: -1\n", "{f}: demo.runs: -1 is less than the minimum of 1"),
+])
+def test_snakemake_names_the_file_of_a_bad_value(tmp_path, text, expect):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    rc, out = _dry_run(tmp_path, "demo", "--configfile", str(bad))
+    assert rc != 0 and expect.format(f=bad.name) in out, out[-3000:]  # named relative to the working folder

@@ -6,11 +6,15 @@ Public API::
     duelbench.simulate(algorithm, matrix, horizon, runs, seed=0, **params)
                                            -> SimulationResult (.checkpoints, .regret)
     duelbench.list_algorithms(), duelbench.list_datasets()
+    duelbench.policy(algorithm, K, seed=0, horizon=None, **params)
+                                           -> OnlinePolicy (.select(), .update(i, j, i_won))
+    duelbench.load_policy(path)            -> OnlinePolicy saved by .save(path)
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["load_matrix", "list_datasets", "simulate", "list_algorithms", "PreferenceMatrix", "SimulationResult"]
+__all__ = ["load_matrix", "list_datasets", "simulate", "list_algorithms", "PreferenceMatrix", "SimulationResult",
+           "policy", "load_policy"]
 
 
 def __getattr__(name):
@@ -35,4 +39,8 @@ def __getattr__(name):
         from duelbench.engine.result import SimulationResult
 
         return SimulationResult
+    if name in ("policy", "load_policy"):
+        from duelbench import online
+
+        return getattr(online, name)
     raise AttributeError(f"module 'duelbench' has no attribute {name!r}")

@@ -25,12 +25,18 @@ import ast
 import importlib
 import importlib.util
 import json
+import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
+import numpy as np
+
 import duelbench
+from duelbench.provenance.interrupt import EXIT_INTERRUPTED, check_interrupt, deferred_interrupts
+from duelbench.provenance.sidecar import atomic_write
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -38,6 +44,10 @@ ALGORITHM_REGISTRY = ("duelbench.algorithms.registry", "list_algorithms")
 DATASET_REGISTRY = ("duelbench.data.registry", "list_datasets")
 SIMULATE = ("duelbench.engine.simulate", "simulate")
 LOAD_MATRIX = ("duelbench.data.registry", "load_matrix")
+#: Plug-in files as the command line meets them (a broken one is skipped, see the module).
+PLUGINS = "duelbench.engine.plugins"
+#: The folders of plug-in files (``duelbench.algorithms.registry.PLUGIN_PATH_ENV``).
+PLUGIN_PATH_ENV = "DUELBENCH_PLUGIN_PATH"
 
 
 # --------------------------------------------------------------------------- discovery
@@ -126,6 +136,9 @@ def _cmd_list(args: argparse.Namespace) -> int:
             }
         )
     out["algorithms"] = algorithms
+    for plugin in _load(PLUGINS, "skipped")():
+        if plugin.reason == "defines no ALGORITHM":
+            print(f"duelbench list: note: plug-in {plugin.path} defines no ALGORITHM (not listed)", file=sys.stderr)
     if provides(*DATASET_REGISTRY):
         info = _load(DATASET_REGISTRY[0], "dataset_info")
         out["datasets"] = [{"name": str(d), "K": int(info(d).K), "needs_mslr": bool(info(d).needs_mslr)}
@@ -155,24 +168,50 @@ def _build_run(p: argparse.ArgumentParser):
         help="registered dataset name (a family of per-run instances: run r on its instance r), or a "
              ".npy/.npz/.csv file holding a K×K preference matrix",
     )
-    p.add_argument("-T", "--horizon", type=_at_least(1), required=True, help="time steps per run")
-    p.add_argument("-R", "--runs", type=_at_least(1), default=10, help="independent runs (default 10)")
-    p.add_argument("--seed", type=_at_least(0), default=0, help="global seed, an integer ≥ 0 (default 0)")
+    p.add_argument("-T", "--horizon", type=_at_least(1), required=True, action=_Once, help="time steps per run")
+    p.add_argument("-R", "--runs", type=_at_least(1), default=10, action=_Once, help="independent runs (default 10)")
+    p.add_argument("--seed", type=_at_least(0), default=0, action=_Once,
+                   help="global seed, an integer ≥ 0 (default 0)")
     p.add_argument(
         "-p",
         "--param",
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="algorithm parameter overriding its default (repeatable)",
+        help="algorithm parameter overriding its default (repeatable, once per NAME)",
     )
-    p.add_argument("--kind", default=None, type=_regret_kind,
+    p.add_argument("--kind", default=None, type=_regret_kind, action=_Once,
                    help="regret definition to print: copeland, copeland_zoghi, copeland_wu or condorcet "
                         "(default: copeland)")
-    p.add_argument("--points", type=int, default=12, help="checkpoints to print (default 12; 0 = all)")
-    p.add_argument("-o", "--out", type=Path, default=None,
+    p.add_argument("--points", type=_points, default=12, action=_Once,
+                   help="checkpoints to print: a positive integer, or 'all' (default 12)")
+    p.add_argument("-o", "--out", type=Path, default=None, action=_Once,
                    help="also save the full result to this file (.npz is appended if missing)")
     return _cmd_run
+
+
+class _Once(argparse.Action):
+    """Store an option's value; an option given twice is an error, not a silent replacement."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            raise argparse.ArgumentError(self, "given more than once; give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+def _points(text: str) -> int:
+    """``--points``: a positive integer, or ``all`` (every checkpoint, returned as 0)."""
+    if text.strip().lower() == "all":
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer or 'all', got {text}")
+    return value
 
 
 def _at_least(low: int):
@@ -201,7 +240,11 @@ def _parse_params(items: Sequence[str]) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
-        params[key.strip()] = value.strip()
+        key = key.strip()
+        if key in params:
+            raise ValueError(f"--param {key} is given twice ({key}={params[key]}, {key}={value.strip()}); "
+                             "give it once")
+        params[key] = value.strip()
     return params
 
 
@@ -217,8 +260,6 @@ def _matrix_argument(dataset: str):
     if not path.is_file():
         raise FileNotFoundError(f"matrix file {dataset} not found (a dataset is a registered name, see "
                                 f"`duelbench list`, or a {'/'.join(MATRIX_SUFFIXES)} file)")
-    import numpy as np
-
     suffix = path.suffix.lower()
     try:
         if suffix == ".npy":
@@ -243,20 +284,62 @@ BYTES_PER_PAIR = 16 * 8
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    import time
-
     params = _parse_params(args.param)
     matrix = _matrix_argument(args.dataset)
-    K = int(_load(DATASET_REGISTRY[0], "dataset_info")(matrix).K if isinstance(matrix, str) else np.shape(matrix)[0])
+    out = _output_file(args.out)
+    spec = _load(PLUGINS, "get_algorithm")(args.algorithm)
+    _load(PLUGINS, "check_policy")(spec)
+    _warn_large(_arms(matrix))
+    with _load(PLUGINS, "policy_errors")(spec):
+        result = _simulate(args, matrix, params)
+    _print_regret(args, result)
+    if out is not None:
+        _save(result, out)
+    return 0
+
+
+def _arms(matrix) -> int:
+    """Number of arms of a dataset name or a matrix read from a file."""
+    if isinstance(matrix, str):
+        return int(_load(DATASET_REGISTRY[0], "dataset_info")(matrix).K)
+    return int(np.shape(matrix)[0])
+
+
+def _warn_large(K: int) -> None:
     if K > LARGE_K:
         print(f"duelbench run: warning: K = {K} arms: the per-pair tables (preferences and regret, relabelled "
               f"per run) take at least {BYTES_PER_PAIR * K * K / 1e9:.1f} GB of memory, whatever the horizon",
               file=sys.stderr)
+
+
+def _output_file(path: Path | None) -> Path | None:
+    """The file ``-o`` names (``.npz`` appended if missing), checked writable before simulating.
+
+    A folder that does not exist yet is created when the result is saved; ValueError (one line
+    naming the path and the fix) when the file cannot be created there.
+    """
+    if path is None:
+        return None
+    out = path if path.suffix == ".npz" else path.with_name(path.name + ".npz")
+    if out.is_dir():
+        raise ValueError(f"-o {out}: is a folder; name a file in it, e.g. -o {out / 'result.npz'}")
+    folder = out.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise ValueError(f"-o {out}: {folder} is a file, not a folder; choose another path for the result")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"-o {out}: the folder {folder} is not writable; choose a writable folder "
+                         f"(or change its permissions)")
+    return out
+
+
+def _simulate(args: argparse.Namespace, matrix, params: dict):
+    """The simulation of ``duelbench run``; Ctrl-C ends it between runs (KeyboardInterrupt)."""
     start = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
+        check_interrupt()
         elapsed = time.perf_counter() - start
         if elapsed > 2.0:  # quiet for short runs, a line per finished run for long ones
             print(f"  run {done}/{total} done ({elapsed:.1f} s)", file=sys.stderr, flush=True)
@@ -264,7 +347,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     simulate = _load(*SIMULATE)
     if isinstance(matrix, str) and _load(DATASET_REGISTRY[0], "is_family")(matrix):
         simulate = _load("duelbench.engine.families", "simulate_family")  # run r on the family's instance r
-    result = simulate(args.algorithm, matrix, args.horizon, args.runs, seed=args.seed, progress=progress, **params)
+    with deferred_interrupts():
+        return simulate(args.algorithm, matrix, args.horizon, args.runs, seed=args.seed, progress=progress,
+                        **params)
+
+
+def _print_regret(args: argparse.Namespace, result) -> None:
+    """The table of mean regret and its standard error at the checkpoints."""
     regret = np.asarray(result.regret if args.kind is None else result.regret_of(args.kind), dtype=float)
     checkpoints = np.asarray(result.checkpoints)
     mean = regret.mean(axis=0)
@@ -277,12 +366,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(f"{'t':>12}  {'mean ' + label:>18}  {'s.e.':>12}")
     for i in idx:
         print(f"{int(checkpoints[i]):>12d}  {mean[i]:>18.4f}  {se[i]:>12.4f}")
-    if args.out is not None:
-        out = args.out if args.out.suffix == ".npz" else args.out.with_name(args.out.name + ".npz")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        result.to_npz(out)
-        print(f"saved {out}")
-    return 0
+
+
+def _save(result, out: Path) -> None:
+    """Write ``result`` to ``out`` atomically (a temporary file renamed over it), saying whether a
+    file was replaced; ValueError naming the file when it cannot be written (nothing left behind)."""
+    replaced = out.exists()
+    try:
+        atomic_write(out, result.to_npz)
+    except OSError as exc:
+        raise ValueError(f"cannot write {out}: {exc.strerror or exc}; the result was not saved (choose another "
+                         "path with -o)") from None
+    print(f"saved {out}" + (" (replaced the file that was there)" if replaced else ""))
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -324,9 +419,9 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "archive",
-        "put finished simulation shards into the results archive; check and size it",
-        requires=(("duelbench.engine.archive_cli", "main"),),
-        delegate=("duelbench.engine.archive_cli", "main"),
+        "put finished simulation shards into the results archive; check every entry and size it",
+        requires=(("duelbench.experiments.archiving", "archive_command"),),
+        delegate=("duelbench.experiments.archiving", "archive_command"),
     ),
     Command(
         "config-check",
@@ -389,9 +484,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     commands = available_commands()
     by_name = {c.name: c for c in commands}
+    if argv and argv[0] in by_name and os.environ.get(PLUGIN_PATH_ENV):
+        _load(PLUGINS, "install")()  # a plug-in file that fails to import is reported and skipped
     # Delegated commands get their arguments untouched (including --help).
     if argv and argv[0] in by_name and by_name[argv[0]].delegate is not None:
-        rc = _load(*by_name[argv[0]].delegate)(argv[1:])
+        try:
+            rc = _load(*by_name[argv[0]].delegate)(argv[1:])
+        except KeyboardInterrupt:
+            return _interrupted(argv[0])
         return 0 if rc is None else int(rc)
     parser, handlers = build_parser(commands)
     args = parser.parse_args(argv)
@@ -405,6 +505,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"duelbench {args.command}: error: {message}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        return _interrupted(args.command, getattr(args, "out", None))
+
+
+def _interrupted(command: str, out: Path | None = None) -> int:
+    """One line for Ctrl-C (no traceback); the exit status of an interrupted command."""
+    unsaved = "; the result was not saved" if out is not None else ""
+    print(f"duelbench {command}: interrupted (Ctrl-C){unsaved}", file=sys.stderr)
+    return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":  # pragma: no cover

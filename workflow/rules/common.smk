@@ -11,6 +11,8 @@ from snakemake.exceptions import WorkflowError
 import duelbench.config as dbc
 import duelbench.engine.jobs as dbj
 import duelbench.archive.sources as dbx_archive_sources
+import duelbench.archive.fallbacks as dbx_fallbacks
+import duelbench.engine.shard_sources as dbx_shard_sources
 import duelbench.experiments.samples as dbx_samples
 from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
@@ -21,10 +23,15 @@ from duelbench.algorithms import registry as dbx_registry
 # ---------------------------------------------------------------------------------------------
 CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yaml")
 
+# The user's layers (USER_LAYERS, read in the Snakefile) win over the fidelity's overrides;
+# `duelbench config-check` decides with the same function.
 try:
-    _effective = dbc.validate_config(config, CONFIG_SCHEMA)
+    _effective, _notes = dbc_files.resolve_config(config, USER_LAYERS, schema=CONFIG_SCHEMA)
 except dbc.ConfigError as _exc:
     raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
+if workflow.is_main_process:
+    for _note in _notes:
+        print(f"configuration: {_note}", file=sys.stderr)
 # Fill in schema defaults (snakemake's validator does that) on the effective configuration.
 validate(_effective, CONFIG_SCHEMA)
 # From here on, `config` is the effective configuration of the active fidelity.
@@ -101,9 +108,37 @@ def register_samples(shards):
     return [s.path for s in shards]
 
 
+def planned_input(sources, item):
+    """An item's archive entry when valid for this code, else its results file, set aside first
+    (with a warning) if it does not match its provenance sidecar. A set-aside file is forced to
+    be recomputed: Snakemake would otherwise leave a missing intermediate file alone while the
+    outputs that read it look up to date, and those outputs may hold the rejected file's numbers."""
+    path = sources.planned_source(item)
+    if sources.rejected(item):
+        workflow.dag.forcefiles.update(with_sidecars([item.path]))
+    return path
+
+
 def sample_source(shard):
-    """A sample shard's archive entry when valid for this code, else its results file."""
-    return dbx_samples.sources().source(shard)
+    """A sample shard's input (:func:`planned_input`)."""
+    return planned_input(dbx_samples.sources(), shard)
+
+
+def fallback_report():
+    """Lines naming the shards this build computes instead of reading them from the archive,
+    per reason (missing, stale code, corrupt, ...), with their estimated CPU time: what the
+    input functions found while the DAG was built, limited to the shards a job of this build
+    writes (Snakemake leaves a missing shard alone while the outputs that read it are current)."""
+    written = {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
+    fallbacks = {}
+    for sources in [*dbx_shard_sources.opened(), dbx_samples.sources()]:
+        fallbacks.update((path, fb) for path, fb in sources.fallbacks.items() if path in written)
+    return dbx_fallbacks.report(fallbacks.values())
+
+
+onstart:
+    for _line in fallback_report():
+        print(_line, file=sys.stderr, flush=True)
 
 
 def all_targets():

@@ -23,11 +23,12 @@ for _name in dbx_contract.configured(config):
 
 
 def step_shards(plan):
-    """Input function: each shard's archive entry when valid, else its results file."""
+    """Input function: each shard's archive entry when valid, else its results file
+    (:func:`planned_input`: recomputed if it does not match its provenance sidecar)."""
 
     def inputs(wildcards):
         sources = sources_for(plan.kinds)
-        return [sources.source(spec) for spec in plan.shards]
+        return [planned_input(sources, spec) for spec in plan.shards]
 
     return inputs
 

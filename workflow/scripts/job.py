@@ -6,13 +6,18 @@
     python workflow/scripts/job.py fetch-mslr FILE_NAME OUT.npz [--log FILE]
 
 Each command is one call into :mod:`duelbench.experiments`; the rules in
-workflow/rules/common.smk build the arguments.
+workflow/rules/common.smk build the arguments. Ctrl-C ends a job with one line and exit status
+130 (a simulation between two runs, before its shard is written).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+
+import duelbench.engine.jobs as dbj
+from duelbench.experiments.samples import run_sample_shard
+from duelbench.provenance.interrupt import EXIT_INTERRUPTED, deferred_interrupts
 
 
 def main(argv=None) -> int:
@@ -36,20 +41,25 @@ def main(argv=None) -> int:
     warm.add_argument("--expect-hash")
     warm.add_argument("--log")
     args = parser.parse_args(argv)
+    try:
+        _run(args)
+    except KeyboardInterrupt:
+        print(f"job.py {args.command}: interrupted (Ctrl-C)", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return 0
 
-    import duelbench.engine.jobs as dbj
 
+def _run(args: argparse.Namespace) -> None:
+    """The job's one call into :mod:`duelbench`; Ctrl-C held back while compiled code runs."""
     if args.command == "simulate":
         dbj.run_shard_job(args.out, args.job, log=args.log)
     elif args.command == "fetch-mslr":
         dbj.fetch_mslr_job(args.file_name, args.out, log=args.log)
     elif args.command == "sample":
-        from duelbench.experiments.samples import run_sample_shard
-
-        run_sample_shard(args.out, args.job, log=args.log)
+        with deferred_interrupts():
+            run_sample_shard(args.out, args.job, log=args.log)
     else:
         dbj.warmup_job(args.flag, args.algorithm, log=args.log, expect_hash=args.expect_hash)
-    return 0
 
 
 if __name__ == "__main__":

@@ -33,6 +33,15 @@ number of times arm i and j are played together", and set T = 10^5, δ = 1/(TK²
 (``needs_horizon=False``).  Regret per comparison is the engine's (paper 003 @7196:
 ``r(t) = (ε_t1 + ε_t2)/2``, the ``condorcet`` kind).
 
+Code: one compiled function per algorithm and phase, sequenced by ``_core`` — ``_pcomp``
+(Algorithm 1, also PCOMP(A', τ = r') after a switch), ``_draw_seed_set`` (line 3 of Algorithms 2
+and 3), ``_scomp_round`` (Algorithm 2 lines 5-12), ``_scomp2_round`` (Algorithm 3 lines 5-14,
+with ``_candidate`` for line 6) and ``_self_tail`` (|A| = 1).  They share ``_batch`` (one batch
+played and logged), ``_eliminate`` (the elimination lines) and ``_switch`` (the switch test and
+A'); the γ multiples of the printed tests are the constants ``GAMMA_1_SQ``, ``GAMMA_3_SQ``,
+``GAMMA_5_SQ`` (squared, the level of the test), the log's fields the constants ``L_*``,
+``BATCH_*`` and ``ARM_*``.
+
 Parameters (floats, in the kernels' order; SCOMP and SCOMP2 have all eight, PCOMP the first six)
 ------------------------------------------------------------------------------------------------
 * ``batches`` B = 16 ("B = log(T) = 16", @34230); q = T^{1/B}.
@@ -112,6 +121,7 @@ Complexity: O(K²) memory; O(1) per comparison plus O(K²) per batch.
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba
@@ -142,6 +152,14 @@ P_ROUNDING = 5
 P_ALL_KL = 6
 P_SEED_EXPONENT = 7
 
+# squared multiples m² of γ_r in the printed tests "P̂ > 1/2 + mγ_r", tested at the level
+# m² log(1/δ) (_gamma_level).  With all_kl = 1 the switch tests are KL tests at log(1/δ) and A' is
+# tested at (m_A' / m_switch)² log(1/δ) (_kl_switch_set_level): (1/3)² = GAMMA_1_SQ / GAMMA_3_SQ
+# for Algorithm 2 line 10, (3/5)² = GAMMA_3_SQ / GAMMA_5_SQ for Algorithm 3 line 12.
+GAMMA_1_SQ = 1.0  # γ_r: Algorithm 1 line 5 (elimination), Algorithm 2 line 10 (A'), Algorithm 3 line 6 (candidate)
+GAMMA_3_SQ = 9.0  # 3γ_r: Algorithm 2 lines 6 (elimination) and 9 (switch), Algorithm 3 line 12 (A')
+GAMMA_5_SQ = 25.0  # 5γ_r: Algorithm 3 lines 8 (elimination) and 11 (switch)
+
 # batch kinds in the log
 KIND_PCOMP = 0  # all pairs of A (Algorithm 1 line 4)
 KIND_SEEDED = 1  # S × A (Algorithm 2 line 5)
@@ -160,10 +178,29 @@ L_INCORRECT = 5  # … of which |P̂_ij − P_ij| > γ_r
 L_COMPARISONS = 6  # comparisons made (T)
 L_CAP = 7  # batch slots
 HEADER = 8
-BATCH_FIELDS = 4  # size, kind, exponent r of c = q^r (−1 for the self batch), candidate (−1)
-ARM_FIELDS = 4  # in S at the start, batch index of the elimination (−1), in A' at the switch, comparisons
+# batch fields (one slot per batch each)
+BATCH_SIZE = 0  # comparisons made in the batch
+BATCH_KIND = 1  # KIND_*
+BATCH_EXPONENT = 2  # r of the batch's c = q^r (−1 for the self batch)
+BATCH_CANDIDATE = 3  # SCOMP2's candidate i*_r of an r(2) batch (−1 elsewhere)
+BATCH_FIELDS = 4
+# arm fields (one slot per arm each)
+ARM_IN_SEED = 0  # 1 if the arm is in S at the start
+ARM_ELIMINATED_AT = 1  # index of the batch whose elimination test removed it (−1)
+ARM_IN_SWITCH_SET = 2  # 1 if the arm is in A' at the switch
+ARM_COMPARISONS = 3  # comparisons involving the arm, a self-comparison counting twice
+ARM_FIELDS = 4
+
+#: What a run keeps fixed: horizon T, q = T^{1/B}, the rounding of c_r, the rule flags,
+#: log(1/δ) and the level of the KL elimination test.
+_Setting = namedtuple("_Setting", "T q rounding use_kl kl_fresh all_kl log_inv_delta kl_threshold")
+#: What the batches change: the recorder, all counts W, the batch's fresh counts Wb, the counts
+#: Wk of the KL tests (W or Wb), the pair list (pa, pb) of the batch and the log.  Loops take
+#: the arrays out of it beforehand: each access to an array field costs a reference count.
+_State = namedtuple("_State", "P rec rng W Wb Wk pa pb log")
 
 
+# --------------------------------------------------------------------------- log
 @numba.njit(cache=True)
 def log_length(K, B):
     """Length of the int64 log array for K arms and B = ``batches`` (room for 2B + 4 batches)."""
@@ -171,7 +208,15 @@ def log_length(K, B):
 
 
 @numba.njit(cache=True)
+def _arm_slot(log, field, a):
+    """Index of arm a's entry of the arm field ``field`` (``ARM_*``)."""
+    K = (log.shape[0] - HEADER - BATCH_FIELDS * log[L_CAP]) // ARM_FIELDS
+    return HEADER + BATCH_FIELDS * log[L_CAP] + field * K + a
+
+
+@numba.njit(cache=True)
 def _log_init(log, K):
+    """An empty log for K arms: no batch, no switch (−1), no arm in S or A', none eliminated."""
     log[:] = -1
     cap = (log.shape[0] - HEADER - ARM_FIELDS * K) // BATCH_FIELDS
     log[L_BATCHES] = 0
@@ -180,12 +225,10 @@ def _log_init(log, K):
     log[L_INCORRECT] = 0
     log[L_COMPARISONS] = 0
     log[L_CAP] = cap
-    base = HEADER + BATCH_FIELDS * cap
-    for a in range(K):
-        log[base + a] = 0
-        log[base + 2 * K + a] = 0
-        log[base + 3 * K + a] = 0
-    return cap
+    for a in range(K):  # ARM_ELIMINATED_AT stays −1
+        log[_arm_slot(log, ARM_IN_SEED, a)] = 0
+        log[_arm_slot(log, ARM_IN_SWITCH_SET, a)] = 0
+        log[_arm_slot(log, ARM_COMPARISONS, a)] = 0
 
 
 @numba.njit(cache=True)
@@ -193,22 +236,85 @@ def _log_batch(log, size, kind, exponent, candidate):
     b = log[L_BATCHES]
     cap = log[L_CAP]
     if b < cap:
-        log[HEADER + b] = size
-        log[HEADER + cap + b] = kind
-        log[HEADER + 2 * cap + b] = exponent
-        log[HEADER + 3 * cap + b] = candidate
+        log[HEADER + BATCH_SIZE * cap + b] = size
+        log[HEADER + BATCH_KIND * cap + b] = kind
+        log[HEADER + BATCH_EXPONENT * cap + b] = exponent
+        log[HEADER + BATCH_CANDIDATE * cap + b] = candidate
     log[L_BATCHES] = b + 1
     log[L_COMPARISONS] += size
 
 
 @numba.njit(cache=True)
-def _arm_slot(log, field, a):
-    """Index of arm a's entry of arm field ``field`` (0: in S, 1: eliminated at, 2: in A',
-    3: comparisons involving a, a self-comparison counting twice)."""
-    K = (log.shape[0] - HEADER - BATCH_FIELDS * log[L_CAP]) // ARM_FIELDS
-    return HEADER + BATCH_FIELDS * log[L_CAP] + field * K + a
+def _log_switch(log, r, active):
+    """The switch at round r' = r to PCOMP on A' = the arms of ``active``."""
+    size = 0
+    for a in range(active.shape[0]):
+        if active[a]:
+            size += 1
+            log[_arm_slot(log, ARM_IN_SWITCH_SET, a)] = 1
+    log[L_SWITCH] = r
+    log[L_SWITCH_SIZE] = size
 
 
+# --------------------------------------------------------------------------- a run's setting
+@numba.njit(cache=True)
+def _setting(K, T, params, algo):
+    """The :class:`_Setting` of a run of ``algo`` with horizon T on K arms (module docstring,
+    Parameters): δ (line 2 of Algorithms 1-3, or the experiments' δ, @34200), the level of the
+    KL rule (@32491) and q = T^{1/B}."""
+    B = int(params[P_BATCHES])
+    use_kl = params[P_ELIMINATION] == 0.0
+    thr_mode = int(params[P_THRESHOLD])
+    kl_fresh = params[P_KL_COUNTS] == 1.0
+    rounding = int(params[P_ROUNDING])
+    all_kl = algo != PCOMP and use_kl and params[P_ALL_KL] == 1.0
+
+    ln_t = math.log(T)
+    lid = ln_t + 2.0 * math.log(K)  # log(1/δ), δ = 1/(TK²)
+    if params[P_DELTA] == 1.0:  # δ = 1/(6TK²B)
+        lid += math.log(6.0) + math.log(B)
+    if thr_mode == 0:
+        thr = lid
+    elif thr_mode == 1:
+        thr = ln_t - lid  # log(Tδ)
+    else:
+        thr = ln_t + lid  # log(T/δ)
+    q = math.pow(T, 1.0 / B)
+    return _Setting(T, q, rounding, use_kl, kl_fresh, all_kl, lid, thr)
+
+
+@numba.njit(cache=True)
+def _new_state(P, regret, checkpoints, rng, record_pairs, kl_fresh, log):
+    """The :class:`_State` at the start of a run (no comparison made)."""
+    K = P.shape[0]
+    W = new_counts(K)
+    Wb = new_counts(K)
+    npairs = max(K * (K - 1) // 2, 1)
+    return _State(P, recorder_new(regret, checkpoints, record_pairs), rng, W, Wb, Wb if kl_fresh else W,
+                  np.zeros(npairs, dtype=np.int64), np.zeros(npairs, dtype=np.int64), log)
+
+
+@numba.njit(cache=True)
+def _comparisons(s, r):
+    """c = q^r comparisons of each pair in a batch of exponent r, at most T (@18483)."""
+    return min(batch_size(s.q, r, s.rounding), s.T)
+
+
+@numba.njit(cache=True)
+def _gamma_level(m_sq, log_inv_delta):
+    """``m² log(1/δ)``: the level at which :func:`_gamma_beats` tests ``P̂ > 1/2 + mγ_r``."""
+    return m_sq * log_inv_delta
+
+
+@numba.njit(cache=True)
+def _kl_switch_set_level(set_sq, switch_sq, log_inv_delta):
+    """Level of the KL test of A' (``all_kl`` = 1): ``m_A'² log(1/δ) / m²`` for the multiples m
+    of the printed switch test and m_A' of A' — their squared ratio times the level log(1/δ) of
+    the KL switch test."""
+    return _gamma_level(set_sq, log_inv_delta) / switch_sq
+
+
+# --------------------------------------------------------------------------- batches
 @numba.njit(cache=True)
 def _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log):
     """Compare the m pairs (pa[k], pb[k]) round-robin, c times each, from step t + 1, stopping at
@@ -235,8 +341,8 @@ def _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log):
         extra = n - full * m
         for k in range(m):
             played = full + (1 if k < extra else 0)
-            log[_arm_slot(log, 3, pa[k])] += played
-            log[_arm_slot(log, 3, pb[k])] += played
+            log[_arm_slot(log, ARM_COMPARISONS, pa[k])] += played
+            log[_arm_slot(log, ARM_COMPARISONS, pb[k])] += played
     return t
 
 
@@ -257,16 +363,29 @@ def _pairs(mask, touching, pa, pb):
 
 
 @numba.njit(cache=True)
-def _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, kind, r, candidate, log_inv_delta):
-    """One batch: the m pairs round-robin c times each (:func:`_play`), logged; if it was not cut
-    by T, its estimates are counted for the good event (:func:`_good_event`).  Returns the new t
-    and whether the batch was complete."""
+def _pairs_with(mask, a, pa, pb):
+    """Fill ``pa``/``pb`` with the pairs {a, j}, j ≠ a in ``mask``, as (min, max) in increasing j
+    (the order of :func:`_pairs` with ``touching`` = {a}, in O(K)); returns their number."""
+    m = 0
+    for j in range(mask.shape[0]):
+        if mask[j] and j != a:
+            pa[m] = min(a, j)
+            pb[m] = max(a, j)
+            m += 1
+    return m
+
+
+@numba.njit(cache=True)
+def _batch(st, s, m, c, t, kind, r, candidate):
+    """One batch: the m pairs of ``st.pa``/``st.pb`` round-robin c times each (:func:`_play`),
+    logged; if it was not cut by T, its estimates are counted for the good event
+    (:func:`_good_event`).  Returns the new t and whether the batch was complete."""
     t0 = t
-    t = _play(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log)
-    _log_batch(log, t - t0, kind, r, candidate)
+    t = _play(st.P, st.rec, st.rng, st.W, st.Wb, st.pa, st.pb, m, c, t, s.T, st.log)
+    _log_batch(st.log, t - t0, kind, r, candidate)
     complete = t - t0 == m * c
     if complete:
-        _good_event(P, Wb, pa, pb, m, log_inv_delta, c, log)
+        _good_event(st.P, st.Wb, st.pa, st.pb, m, s.log_inv_delta, c, st.log)
     return t, complete
 
 
@@ -284,6 +403,7 @@ def _good_event(P, Wb, pa, pb, m, log_inv_delta, c, log):
     log[L_INCORRECT] += bad
 
 
+# --------------------------------------------------------------------------- tests
 @numba.njit(cache=True)
 def _gamma_beats(Wb, i, j, level):
     """Fresh estimate P̂_ij > 1/2 + mγ, ``level`` = m² log(1/δ) (exact on the counts)."""
@@ -305,17 +425,30 @@ def _kl_loses(Wk, i, j, level):
 
 
 @numba.njit(cache=True)
-def _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, level, batch_index, log):
-    """Simultaneous eliminations: victim j (``victims[j]``) leaves A and S if some eliminator i
-    (``elim[i]``, i ≠ j) beats it — γ-rule ``P̂_ij > 1/2 + mγ`` (``level`` = m² log(1/δ)) or KL
-    rule ``P̂_ji < 1/2 and N_ji d > level``.  If every arm of A would leave, those beaten by the
-    fewest eliminators stay."""
+def _beats(Wb, Wk, s, j, i, kl_level, m_sq):
+    """b_j beats b_i in the switch test, A' or SCOMP2's candidate: P̂_ji > 1/2 + mγ_r on the
+    batch's counts Wb (``m_sq`` = m²), or with ``all_kl`` the KL test at ``kl_level`` (counts
+    Wk)."""
+    if s.all_kl:
+        return _kl_beats(Wk, j, i, kl_level)
+    return _gamma_beats(Wb, j, i, _gamma_level(m_sq, s.log_inv_delta))
+
+
+@numba.njit(cache=True)
+def _eliminate(st, s, active, elim, victims, m_sq):
+    """Simultaneous eliminations after the batch just played: victim j (``victims[j]``) leaves A
+    if some eliminator i (``elim[i]``, i ≠ j) beats it — γ-rule ``P̂_ij > 1/2 + mγ`` (``m_sq`` =
+    m²) or the KL rule ``P̂_ji < 1/2 and N_ji d > THR``.  If every arm of A would leave, those
+    beaten by the fewest eliminators stay."""
+    level = s.kl_threshold if s.use_kl else _gamma_level(m_sq, s.log_inv_delta)
+    Wb, Wk, log = st.Wb, st.Wk, st.log
+    batch_index = log[L_BATCHES] - 1
     K = active.shape[0]
+    count = np.zeros(K, dtype=np.int64)
     n_active = 0
     n_out = 0
     fewest = K + 1
     for j in range(K):
-        count[j] = 0
         if not active[j]:
             continue
         n_active += 1
@@ -324,7 +457,7 @@ def _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, level, batch_
         for i in range(K):
             if i == j or not elim[i]:
                 continue
-            if use_kl:
+            if s.use_kl:
                 if _kl_loses(Wk, j, i, level):
                     count[j] += 1
             elif _gamma_beats(Wb, i, j, level):
@@ -338,231 +471,209 @@ def _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, level, batch_
     for j in range(K):
         if active[j] and count[j] > 0 and count[j] != keep:
             active[j] = False
-            seed[j] = False
-            log[_arm_slot(log, 1, j)] = batch_index
+            log[_arm_slot(log, ARM_ELIMINATED_AT, j)] = batch_index
+
+
+@numba.njit(cache=True)
+def _beats_all(Wb, Wk, s, j, opponents, kl_level, m_sq):
+    """b_j beats every arm of the list ``opponents`` (:func:`_beats`); true if it is empty."""
+    for i in opponents:
+        if not _beats(Wb, Wk, s, j, i, kl_level, m_sq):
+            return False
+    return True
+
+
+@numba.njit(cache=True)
+def _switch(st, s, active, opponents, r, switch_sq, set_sq):
+    """The switch test and A' of round r (Algorithm 2 lines 9-11: ``opponents`` = S; Algorithm 3
+    lines 11-13: ``opponents`` = {i*_r}); ``switch_sq``, ``set_sq`` = m², m_A'².
+
+    Switch if some b_j ∈ A outside ``opponents`` beats every opponent by m γ_r (``all_kl``: the
+    KL test at log(1/δ)); then A ← A' = the arms b_j ∈ A outside ``opponents`` that beat every
+    opponent by m_A' γ_r (``all_kl``: at :func:`_kl_switch_set_level`), together with the arms
+    that triggered the switch (which pass that test too), and the switch is logged.  Returns
+    whether it switched."""
+    Wb, Wk = st.Wb, st.Wk
+    lid = s.log_inv_delta
+    K = active.shape[0]
+    among = np.flatnonzero(opponents)
+    trig = np.zeros(K, dtype=np.bool_)
+    switched = False
+    for j in range(K):
+        if active[j] and not opponents[j] and _beats_all(Wb, Wk, s, j, among, lid, switch_sq):
+            trig[j] = True
+            switched = True
+    if not switched:
+        return False
+    level = _kl_switch_set_level(set_sq, switch_sq, lid)
+    for j in range(K):
+        active[j] = trig[j] or (active[j] and not opponents[j] and _beats_all(Wb, Wk, s, j, among, level, set_sq))
+    _log_switch(st.log, r, active)
+    return True
+
+
+# --------------------------------------------------------------------------- Algorithms 1-3
+@numba.njit(cache=True)
+def _draw_seed_set(rng, seed, exponent, log):
+    """S ← each arm with probability K^{−exponent}, one uniform per arm in arm order (Algorithm 2
+    and 3, line 3: 1/√K).  Returns |S|."""
+    K = seed.shape[0]
+    p_seed = math.pow(K, -exponent)
+    n_seed = 0
+    for a in range(K):
+        if rng.random() < p_seed:
+            seed[a] = True
+            n_seed += 1
+            log[_arm_slot(log, ARM_IN_SEED, a)] = 1
+    return n_seed
+
+
+@numba.njit(cache=True)
+def _last(mask):
+    """The highest arm in ``mask`` (−1 if none)."""
+    last = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            last = a
+    return last
+
+
+@numba.njit(cache=True)
+def _pcomp(st, s, active, t, tau):
+    """PCOMP(A, τ) — Algorithm 1 (@18682) on the arms of ``active`` from step t + 1: round
+    r = 1, 2, … compares every pair of A c = q^{r+τ−1} times (line 4) and removes b_j from A if
+    some b_i ∈ A has P̂_ij > 1/2 + γ (lines 5-6; the KL rule with ``elimination`` = 0), until T
+    or |A| = 1.  Returns t."""
+    r = tau  # exponent of c = q^r
+    while t < s.T and np.count_nonzero(active) >= 2:
+        c = _comparisons(s, r)
+        m = _pairs(active, active, st.pa, st.pb)  # line 4
+        t, complete = _batch(st, s, m, c, t, KIND_PCOMP, r, -1)
+        if not complete:
+            break
+        _eliminate(st, s, active, active.copy(), active.copy(), GAMMA_1_SQ)  # lines 5-6
+        r += 1
+    return t
+
+
+@numba.njit(cache=True)
+def _scomp_round(st, s, active, seed, t, r):
+    """Round r of SCOMP — Algorithm 2 (@21578), lines 5-12.  Returns t and whether it switched
+    (then A = A')."""
+    c = _comparisons(s, r)
+    m = _pairs(active, seed, st.pa, st.pb)  # line 5: every pair of S × A, c_r times
+    t, complete = _batch(st, s, m, c, t, KIND_SEEDED, r, -1)
+    if not complete:
+        return t, False
+    # lines 6-7: b_j leaves A and S if some b_i ∈ S has P̂_ij > 1/2 + 3γ_r
+    _eliminate(st, s, active, seed.copy(), active.copy(), GAMMA_3_SQ)
+    seed &= active
+    # lines 9-11: some b_j has P̂_ji > 1/2 + 3γ_r for all b_i ∈ S (as updated); A' at γ_r
+    return t, _switch(st, s, active, seed, r, GAMMA_3_SQ, GAMMA_1_SQ)
+
+
+@numba.njit(cache=True)
+def _candidate(st, s, seed):
+    """SCOMP2's candidate i*_r after r(1) — Algorithm 3 line 6: an arm i ∈ S that no b_j ∈ S
+    beats by γ_r (``all_kl``: the KL test at log(1/δ)); among several or none, the smallest
+    ``max_{j ∈ S, j ≠ i} P̂_{j,i}`` (KL counts with ``all_kl``), ties to the lowest index."""
+    K = seed.shape[0]
+    Wb, Wk = st.Wb, st.Wk
+    Wc = Wk if s.all_kl else Wb
+    undefeated = np.zeros(K, dtype=np.bool_)
+    worst = np.zeros(K, dtype=np.float64)
+    any_undefeated = False
+    for i in range(K):
+        if not seed[i]:
+            continue
+        ok = True
+        w = -1.0
+        for j in range(K):
+            if j != i and seed[j]:
+                w = max(w, empirical_mean(Wc, j, i))
+                if _beats(Wb, Wk, s, j, i, s.log_inv_delta, GAMMA_1_SQ):
+                    ok = False
+        worst[i] = w
+        undefeated[i] = ok
+        any_undefeated = any_undefeated or ok
+    cand = -1
+    for i in range(K):
+        if seed[i] and (undefeated[i] or not any_undefeated):
+            if cand < 0 or worst[i] < worst[cand]:
+                cand = i
+    return cand
+
+
+@numba.njit(cache=True)
+def _scomp2_round(st, s, active, seed, t, r):
+    """Round r of SCOMP2 — Algorithm 3 (@24450), lines 5-14: batches r(1) and r(2).  Returns t
+    and whether it switched (then A = A')."""
+    c = _comparisons(s, r)
+    if np.count_nonzero(seed) >= 2:
+        m = _pairs(seed, seed, st.pa, st.pb)  # line 5, r(1): all pairs of S, c_r times
+        t, complete = _batch(st, s, m, c, t, KIND_SEED_PAIRS, r, -1)
+        if not complete:
+            return t, False
+        cand = _candidate(st, s, seed)  # line 6
+    else:  # |S| = 1: no r(1), the seed is the candidate
+        cand = _last(seed)
+    only = np.zeros(seed.shape[0], dtype=np.bool_)
+    only[cand] = True
+    m = _pairs_with(active, cand, st.pa, st.pb)  # line 7, r(2): i*_r against every b_j ∈ A, c_r times
+    t, complete = _batch(st, s, m, c, t, KIND_CANDIDATE, r, cand)
+    if not complete:
+        return t, False
+    # lines 8-9: b_j leaves A and S if P̂_{i*,j} > 1/2 + 5γ_r
+    others = active.copy()
+    others[cand] = False
+    _eliminate(st, s, active, only, others, GAMMA_5_SQ)
+    seed &= active
+    # lines 11-13: some b_j has P̂_{j,i*} > 1/2 + 5γ_r; A' at 3γ_r
+    return t, _switch(st, s, active, only, r, GAMMA_5_SQ, GAMMA_3_SQ)
+
+
+@numba.njit(cache=True)
+def _self_tail(st, active, t, T):
+    """|A| = 1: the remaining T − t steps play (a, a) as one last batch, no duels drawn."""
+    last = _last(active)
+    rec, log = st.rec, st.log
+    for step in range(t + 1, T + 1):
+        recorder_step(rec, step, last, last)
+    log[_arm_slot(log, ARM_COMPARISONS, last)] += 2 * (T - t)
+    _log_batch(log, T - t, KIND_SELF, -1, -1)
 
 
 @numba.njit(cache=True)
 def _core(P, regret, checkpoints, params, rng, record_pairs, algo, log):
+    """One run of ``algo``: PCOMP(all arms, τ = 1); or the seed set (Algorithms 2-3 line 3),
+    rounds of Algorithm 2 or 3 until the switch at r', then PCOMP(A', τ = r') (Algorithm 2 line
+    15, Algorithm 3 line 17); then the |A| = 1 tail.  Returns the recorder's sums and pairs."""
     K = P.shape[0]
-    T = checkpoints[-1]
-    B = int(params[P_BATCHES])
-    use_kl = params[P_ELIMINATION] == 0.0
-    thr_mode = int(params[P_THRESHOLD])
-    kl_fresh = params[P_KL_COUNTS] == 1.0
-    rounding = int(params[P_ROUNDING])
-    all_kl = algo != PCOMP and use_kl and params[P_ALL_KL] == 1.0
-
-    ln_t = math.log(T)
-    lid = ln_t + 2.0 * math.log(K)  # log(1/δ), δ = 1/(TK²)
-    if params[P_DELTA] == 1.0:  # δ = 1/(6TK²B)
-        lid += math.log(6.0) + math.log(B)
-    if thr_mode == 0:
-        thr = lid
-    elif thr_mode == 1:
-        thr = ln_t - lid  # log(Tδ)
-    else:
-        thr = ln_t + lid  # log(T/δ)
-    q = math.pow(T, 1.0 / B)
-
+    s = _setting(K, checkpoints[-1], params, algo)
     _log_init(log, K)
-    rec = recorder_new(regret, checkpoints, record_pairs)
-    W = new_counts(K)
-    Wb = new_counts(K)
-    Wk = Wb if kl_fresh else W
-    active = np.ones(K, dtype=np.bool_)
-    seed = np.zeros(K, dtype=np.bool_)
-    elim = np.zeros(K, dtype=np.bool_)
-    victims = np.zeros(K, dtype=np.bool_)
-    count = np.zeros(K, dtype=np.int64)
-    trig = np.zeros(K, dtype=np.bool_)
-    worst = np.zeros(K, dtype=np.float64)
-    npairs = K * (K - 1) // 2
-    pa = np.zeros(max(npairs, 1), dtype=np.int64)
-    pb = np.zeros(max(npairs, 1), dtype=np.int64)
-
-    phase_pcomp = algo == PCOMP
-    if not phase_pcomp:
-        p_seed = math.pow(K, -params[P_SEED_EXPONENT])
-        n_seed = 0
-        for a in range(K):
-            if rng.random() < p_seed:
-                seed[a] = True
-                n_seed += 1
-                log[_arm_slot(log, 0, a)] = 1
-        if n_seed == 0:  # empty seed set: PCOMP on all arms from round 1
-            log[L_SEED_EMPTY] = 1
-            log[L_SWITCH] = 1
-            log[L_SWITCH_SIZE] = K
-            for a in range(K):
-                log[_arm_slot(log, 2, a)] = 1
-            phase_pcomp = True
+    st = _new_state(P, regret, checkpoints, rng, record_pairs, s.kl_fresh, log)
+    active = np.ones(K, dtype=np.bool_)  # A
+    seed = np.zeros(K, dtype=np.bool_)  # S
 
     t = 0
-    r = 1  # exponent of c = q^r (PCOMP after a switch at r' continues from r')
-    while t < T:
-        n_active = 0
-        last = -1
-        for a in range(K):
-            if active[a]:
-                n_active += 1
-                last = a
-        if n_active <= 1:
-            for s in range(t + 1, T + 1):  # no information is gained: no duels are drawn
-                recorder_step(rec, s, last, last)
-            log[_arm_slot(log, 3, last)] += 2 * (T - t)
-            _log_batch(log, T - t, KIND_SELF, -1, -1)
-            t = T
-            break
-        c = min(batch_size(q, r, rounding), T)
-        b_index = log[L_BATCHES]
-
-        if phase_pcomp:  # Algorithm 1, line 4: every pair of A
-            m = _pairs(active, active, pa, pb)
-            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_PCOMP, r, -1, lid)
-            if not complete:
-                break
-            for a in range(K):  # line 5: any b_i ∈ A eliminates b_j ∈ A
-                elim[a] = active[a]
-                victims[a] = active[a]
-            _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, thr if use_kl else lid, b_index, log)
-            r += 1
-            continue
-
-        if algo == SCOMP:  # Algorithm 2, line 5: every pair of S × A
-            m = _pairs(active, seed, pa, pb)
-            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_SEEDED, r, -1, lid)
-            if not complete:
-                break
-            for a in range(K):  # line 6: b_i ∈ S eliminates b_j ∈ A (3γ_r)
-                elim[a] = seed[a]
-                victims[a] = active[a]
-            _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, thr if use_kl else 9.0 * lid, b_index,
-                       log)
-            # line 9: some b_j ∉ S beats every b_i ∈ S (3γ_r); line 10: A' (γ_r)
-            switch = False
-            for j in range(K):
-                trig[j] = False
-                if not active[j] or seed[j]:
-                    continue
-                ok = True
-                for i in range(K):
-                    if seed[i]:
-                        if all_kl:
-                            ok = _kl_beats(Wk, j, i, lid)
-                        else:
-                            ok = _gamma_beats(Wb, j, i, 9.0 * lid)
-                        if not ok:
-                            break
-                if ok:
-                    trig[j] = True
-                    switch = True
-            if switch:
-                size = 0
-                for j in range(K):
-                    keep = False
-                    if active[j] and not seed[j]:
-                        keep = True
-                        for i in range(K):
-                            if seed[i]:
-                                if all_kl:
-                                    keep = _kl_beats(Wk, j, i, lid / 9.0)
-                                else:
-                                    keep = _gamma_beats(Wb, j, i, lid)
-                                if not keep:
-                                    break
-                        keep = keep or trig[j]
-                    active[j] = keep
-                    if keep:
-                        size += 1
-                        log[_arm_slot(log, 2, j)] = 1
-                log[L_SWITCH] = r
-                log[L_SWITCH_SIZE] = size
-                phase_pcomp = True  # PCOMP(A', τ = r): first batch again q^r
-            else:
-                r += 1
-            continue
-
-        # SCOMP2 (Algorithm 3): r(1) all pairs of S (line 5), candidate (line 6)
-        n_seed = 0
-        cand = -1
-        for a in range(K):
-            if seed[a]:
-                n_seed += 1
-                cand = a
-        if n_seed >= 2:
-            m = _pairs(seed, seed, pa, pb)
-            t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_SEED_PAIRS, r, -1, lid)
-            if not complete:
-                break
-            Wc = Wk if all_kl else Wb
-            any_undefeated = False
-            for i in range(K):
-                trig[i] = False  # here: "undefeated"
-                if not seed[i]:
-                    continue
-                undefeated = True
-                w = -1.0
-                for j in range(K):
-                    if j != i and seed[j]:
-                        w = max(w, empirical_mean(Wc, j, i))
-                        if all_kl:
-                            if _kl_beats(Wk, j, i, lid):
-                                undefeated = False
-                        elif _gamma_beats(Wb, j, i, lid):
-                            undefeated = False
-                worst[i] = w
-                trig[i] = undefeated
-                any_undefeated = any_undefeated or undefeated
-            cand = -1
-            for i in range(K):
-                if seed[i] and (trig[i] or not any_undefeated):
-                    if cand < 0 or worst[i] < worst[cand]:
-                        cand = i
-        # r(2): the candidate against every other arm of A (line 7)
-        m = 0
-        for j in range(K):
-            if active[j] and j != cand:
-                pa[m] = min(cand, j)
-                pb[m] = max(cand, j)
-                m += 1
-        t, complete = _batch(P, rec, rng, W, Wb, pa, pb, m, c, t, T, log, KIND_CANDIDATE, r, cand, lid)
-        if not complete:
-            break
-        b_index = log[L_BATCHES] - 1
-        for a in range(K):  # line 8: the candidate eliminates b_j ∈ A (5γ_r)
-            elim[a] = a == cand
-            victims[a] = active[a] and a != cand
-        _eliminate(Wb, Wk, active, seed, elim, victims, count, use_kl, thr if use_kl else 25.0 * lid, b_index, log)
-        # line 11: some b_j beats the candidate (5γ_r); line 12: A' (3γ_r)
-        switch = False
-        for j in range(K):
-            trig[j] = False
-            if active[j] and j != cand:
-                if all_kl:
-                    trig[j] = _kl_beats(Wk, j, cand, lid)
-                else:
-                    trig[j] = _gamma_beats(Wb, j, cand, 25.0 * lid)
-                switch = switch or trig[j]
-        if switch:
-            size = 0
-            for j in range(K):
-                keep = False
-                if active[j] and j != cand:
-                    if all_kl:
-                        keep = trig[j] or _kl_beats(Wk, j, cand, lid * 9.0 / 25.0)
-                    else:
-                        keep = _gamma_beats(Wb, j, cand, 9.0 * lid)
-                active[j] = keep
-                if keep:
-                    size += 1
-                    log[_arm_slot(log, 2, j)] = 1
-            log[L_SWITCH] = r
-            log[L_SWITCH_SIZE] = size
-            phase_pcomp = True
+    r = 1  # exponent of c = q^r
+    switched = algo == PCOMP
+    if not switched and _draw_seed_set(rng, seed, params[P_SEED_EXPONENT], log) == 0:
+        log[L_SEED_EMPTY] = 1  # empty S: PCOMP on all arms from round 1, a switch at r' = 1
+        _log_switch(log, 1, active)
+        switched = True
+    while not switched and t < s.T and np.count_nonzero(active) >= 2:
+        if algo == SCOMP:
+            t, switched = _scomp_round(st, s, active, seed, t, r)
         else:
+            t, switched = _scomp2_round(st, s, active, seed, t, r)
+        if not switched:
             r += 1
-    return rec[3], rec[4]
+    if switched:
+        t = _pcomp(st, s, active, t, r)
+    if t < s.T:
+        _self_tail(st, active, t, s.T)
+    return st.rec[3], st.rec[4]
 
 
 @numba.njit(cache=True)
@@ -689,9 +800,12 @@ def batch_log(name: str, P, horizon: int, params: dict | None, rng, record_pairs
     def field(f):
         return tuple(int(x) for x in log[HEADER + f * cap: HEADER + f * cap + nb])
 
-    arms = log[HEADER + BATCH_FIELDS * cap:]
-    in_seed, elim_at, in_switch = arms[:K], arms[K:2 * K], arms[2 * K:3 * K]
-    arm_comparisons = arms[3 * K:4 * K].copy()
+    def arm_field(f):
+        start = HEADER + BATCH_FIELDS * cap + f * K
+        return log[start:start + K]
+
+    in_seed, elim_at, in_switch = arm_field(ARM_IN_SEED), arm_field(ARM_ELIMINATED_AT), arm_field(ARM_IN_SWITCH_SET)
+    arm_comparisons = arm_field(ARM_COMPARISONS).copy()
     switch_round = int(log[L_SWITCH])
     switch_set = tuple(int(a) for a in np.flatnonzero(in_switch == 1)) if switch_round >= 0 else None
     seed_set = tuple(int(a) for a in np.flatnonzero(in_seed == 1))
@@ -699,8 +813,9 @@ def batch_log(name: str, P, horizon: int, params: dict | None, rng, record_pairs
     rank_best_seed = int(beaten_by[list(seed_set)].min()) if seed_set else None
     eliminated = {int(a): int(elim_at[a]) for a in range(K) if elim_at[a] >= 0}
     return BatchLog(
-        algorithm=name, horizon=T, batches=nb, batch_sizes=field(0),
-        batch_kinds=tuple(KIND_NAMES[k] for k in field(1)), batch_rounds=field(2), candidates=field(3),
+        algorithm=name, horizon=T, batches=nb, batch_sizes=field(BATCH_SIZE),
+        batch_kinds=tuple(KIND_NAMES[k] for k in field(BATCH_KIND)), batch_rounds=field(BATCH_EXPONENT),
+        candidates=field(BATCH_CANDIDATE),
         switch_round=switch_round, switch_set=switch_set, seed_set=seed_set, seed_empty=bool(log[L_SEED_EMPTY]),
         eliminated=eliminated, condorcet_winner=w,
         winner_eliminated=None if w is None else w in eliminated,

@@ -8,12 +8,21 @@ so the workflow's plan and the job that reads the item take the same decision.
 
 The archive folder comes from ``$DUELBENCH_ARCHIVE`` (``off`` disables it); the workflow sets it
 from its ``archive`` config key.
+
+The workflow resolves its inputs with :meth:`EntrySources.planned_source`: a results file that
+does not match its provenance sidecar (or has none) is set aside with a warning, so the workflow
+recomputes it, and every item the workflow will compute instead of reading it from the archive
+is recorded (:attr:`EntrySources.fallbacks`, reported by :mod:`duelbench.archive.fallbacks`).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
+from duelbench.provenance.integrity import REJECTED, set_aside
+
+from .fallbacks import Fallback, reason_of
 from .store import VALID, Archive, Lookup
 
 #: Environment variable naming the archive folder; ``off`` (or empty) disables the archive.
@@ -43,6 +52,9 @@ class EntrySources:
     def __init__(self, root: str | os.PathLike | None):
         self.archive = Archive(root) if root is not None else None
         self._found: dict[str, tuple[Lookup, dict | None, str]] = {}
+        #: results path -> why the workflow computes the item instead of reading its entry
+        self.fallbacks: dict[str, Fallback] = {}
+        self._checked: set[str] = set()
 
     def entry(self, item) -> tuple[str, dict]:
         """(archive path, key) of ``item`` as this process's code computes them."""
@@ -75,3 +87,34 @@ class EntrySources:
         """The file the item is read from: the archive entry if valid, else its results file."""
         found, _, entry = self.resolved(item)
         return entry if found.status == VALID else item.path
+
+    def planned_source(self, item) -> str:
+        """:meth:`source` for the workflow's plan.
+
+        When the item is read from its results file, a file that does not match its provenance
+        sidecar is first set aside (:func:`~duelbench.provenance.integrity.set_aside`, one warning
+        line on stderr naming it); an item whose results file is absent is recorded in
+        :attr:`fallbacks` with the archive's reason, and with the reason its file was set aside
+        (now or by an earlier plan, if it has not been recomputed since): the workflow forces
+        the recomputation of those (:meth:`rejected`), so the outputs that read them follow.
+        """
+        found, _, entry = self.resolved(item)
+        if found.status == VALID:
+            return entry
+        if item.path not in self._checked:
+            self._checked.add(item.path)
+            problem = set_aside(item.path)
+            if problem is not None:
+                print(f"duelbench: warning: {item.path}: {problem}; moved aside to {item.path}{REJECTED}, "
+                      "the workflow recomputes it", file=sys.stderr, flush=True)
+            elif not os.path.isfile(item.path) and os.path.isfile(item.path + REJECTED):
+                problem = f"set aside earlier ({item.path}{REJECTED}), not recomputed since"
+            if not os.path.isfile(item.path):
+                self.fallbacks[item.path] = Fallback(item, reason_of(found), problem)
+        return item.path
+
+    def rejected(self, item) -> bool:
+        """Whether :meth:`planned_source` found the item's results file set aside (the workflow
+        recomputes it even where the outputs that read it look up to date)."""
+        fallback = self.fallbacks.get(item.path)
+        return fallback is not None and fallback.rejected is not None

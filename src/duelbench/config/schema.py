@@ -16,7 +16,7 @@ import yaml
 
 from .entries import algorithm_entries, check_datasets
 from .errors import ConfigError
-from .fidelity import effective_config
+from .fidelity import UserKeys, effective_config
 
 TOP_LEVEL_KEYS = ("fidelity", "results", "data", "archive", "fidelities")
 
@@ -106,27 +106,42 @@ def _config_errors(config: Mapping, schema_path: str, sections: Mapping[str, str
     return errors
 
 
-def validate_config(config: Mapping, schema_path: str, sections: Mapping[str, str] | None = None) -> dict:
+def validate_config(config: Mapping, schema_path: str, sections: Mapping[str, str] | None = None,
+                    user: UserKeys | None = None) -> dict:
     """Check ``config`` and its effective form (after the fidelity's overrides), then
     :func:`check_config`.
 
     ``sections`` maps each experiment section to its own schema (default:
     :func:`section_schemas`); a top-level key that is neither a key of the main schema nor such
-    a section is rejected.  Returns the effective configuration; raises :class:`ConfigError`
-    with one short line per problem, each naming the key, what was expected and the fix.
+    a section is rejected.  ``user`` (what the user's configuration files set) keeps the user's
+    values over the fidelity's overrides and names the file of each problem.  Returns the
+    effective configuration; raises :class:`ConfigError` with one short line per problem, each
+    naming the key (and its file), what was expected and the fix.
     """
     sections = section_schemas(schema_path) if sections is None else sections
     errors = _config_errors(config, schema_path, sections)
     if errors:
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(errors))
-    eff = check_config(config)
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(_in_file(e, user) for e in errors))
+    try:
+        eff = check_config(config, user)
+    except ConfigError as exc:
+        raise ConfigError(_in_file(str(exc), user)) from None
     errors = _config_errors(eff, schema_path, sections)
     if errors:
         name = eff.get("fidelity")
         raise ConfigError(
-            f"invalid configuration after applying fidelities.{name}.overrides:\n  " + "\n  ".join(errors)
+            f"invalid configuration after applying fidelities.{name}.overrides:\n  "
+            + "\n  ".join(_in_file(e, user) for e in errors)
         )
     return eff
+
+
+def _in_file(line: str, user: UserKeys | None) -> str:
+    """``line`` (``key.path: problem``) prefixed with the file that set the key, when known."""
+    if user is None:
+        return line
+    where = user.source(line.split(": ", 1)[0])
+    return f"{where}: {line}" if where else line
 
 
 def require_keys(section: str, settings: Mapping, keys: Iterable[str]) -> None:
@@ -137,21 +152,23 @@ def require_keys(section: str, settings: Mapping, keys: Iterable[str]) -> None:
             raise ConfigError(f"{section}.{key}: missing (see workflow/schemas/{section}.schema.yaml)")
 
 
-def check_config(config: Mapping) -> dict:
+def check_config(config: Mapping, user: UserKeys | None = None) -> dict:
     """Semantic checks beyond the JSON schema; returns the effective configuration.
 
     * the fidelity is defined;
     * in every experiment section (a mapping with ``algorithms``/``datasets`` lists), every
       algorithm is registered with valid parameters and every dataset is known.
 
-    Raises :class:`ConfigError` with the offending key in the message.
+    ``user`` is passed to :func:`~duelbench.config.fidelity.effective_config` (the user's values
+    win over the fidelity's overrides). Raises :class:`ConfigError` with the offending key in
+    the message.
     """
     if "fidelities" in config and config.get("fidelity", "paper") not in config["fidelities"]:
         raise ConfigError(
             f"fidelity: {config.get('fidelity')!r} is not defined under 'fidelities' "
             f"(defined: {', '.join(sorted(config['fidelities']))})"
         )
-    eff = effective_config(config)
+    eff = effective_config(config, user=user)
     for section, value in eff.items():
         if not isinstance(value, Mapping) or section == "fidelities":
             continue

@@ -23,6 +23,7 @@ from typing import Any
 from duelbench.algorithms import registry
 from duelbench.config import DEFAULT_RESULTS_ROOT, ConfigError
 from duelbench.data import mslr
+from duelbench.provenance.interrupt import deferred_interrupts
 from duelbench.provenance.joblog import log_to
 from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
 
@@ -179,10 +180,11 @@ def shard_path_of(root: str, wildcards: Mapping[str, str] | Any) -> str:
 def run_shard_job(out_path: str, job_params: str, log: str | None = None) -> None:
     """Run one shard (``job_params`` = :meth:`ShardSpec.job_params`) and write it with its sidecar.
 
-    Progress lines of the engine go to ``log``.
+    Progress lines of the engine go to ``log``. Ctrl-C (SIGINT) ends the job between two runs
+    with :class:`KeyboardInterrupt`, before the shard is written.
     """
     p = json.loads(job_params)
-    with log_to(log):
+    with log_to(log), deferred_interrupts():
         print(f"shard {out_path}: {job_params}", flush=True)
         run_shard(
             out_path,

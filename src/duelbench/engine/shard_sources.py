@@ -9,6 +9,10 @@ workflow simulates.  The same decision is taken when the workflow is planned
 (:meth:`ShardSources.source`) and when an aggregate job reads the shard
 (:meth:`ShardSources.load`), so a shard is never read from an entry the plan rejected
 (:class:`duelbench.archive.sources.EntrySources`, shared with the sample shards).
+
+A shard read from its results file is first checked against its provenance sidecar and for the
+runs its name promises (:func:`duelbench.engine.shards.load_shards`,
+:func:`~duelbench.engine.shards.check_runs`): a mismatch raises an error naming the file.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from duelbench.data.errors import DataError
 
 from . import shard_archive
 from .result import SimulationResult
-from .shards import load_shards
+from .shards import check_runs, load_shards
 
 class ShardSources(EntrySources):
     """Resolves planned shards (:class:`duelbench.engine.jobs.ShardSpec`) to their source.
@@ -61,13 +65,23 @@ class ShardSources(EntrySources):
         parts = []
         for spec in specs:
             found, key, _ = self.resolved(spec)
-            part = shard_archive.from_arrays(key, found.arrays) if found.status == VALID else load_shards([spec.path])
+            if found.status == VALID:
+                part = shard_archive.from_arrays(key, found.arrays)
+            else:
+                part = load_shards([spec.path])
+                check_runs(spec.path, part, spec.run_start, spec.run_stop)
             # keep the reader's kinds only, so that archived and recomputed shards stack
             parts.append(dataclasses.replace(part, regrets={k: part.regrets[k] for k in self.kinds}))
         return SimulationResult.concatenate(parts)
 
 
 _SOURCES: dict[tuple, ShardSources] = {}
+
+
+def opened() -> list[ShardSources]:
+    """Every :class:`ShardSources` :func:`sources_for` has made in this process (the workflow
+    reports their :attr:`~duelbench.archive.sources.EntrySources.fallbacks`)."""
+    return list(_SOURCES.values())
 
 
 def sources_for(kinds: Iterable[str]) -> ShardSources:

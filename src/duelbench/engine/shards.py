@@ -20,6 +20,8 @@ from pathlib import Path
 from duelbench.algorithms.registry import canonical_params, param_hash, source_hash
 from duelbench.data.registry import is_family
 from duelbench.provenance.codehash import lock_hash
+from duelbench.provenance.integrity import FIX, ResultsFileError, read_verified
+from duelbench.provenance.interrupt import check_interrupt
 from duelbench.provenance.sidecar import atomic_write, write_sidecar
 
 from .families import family_sha256, simulate_family
@@ -58,6 +60,7 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
     t0, c0 = time.perf_counter(), time.process_time()
 
     def progress(done, total):
+        check_interrupt()  # Ctrl-C inside deferred_interrupts() ends the job here, between runs
         if not quiet:
             print(f"[{algorithm} on {dataset}, T={horizon}] run {run_start + done}/{run_stop} "
                   f"({time.perf_counter() - t0:.1f} s)", file=sys.stderr, flush=True)
@@ -87,5 +90,25 @@ def run_shard(out_path, *, dataset, algorithm, params, horizon, run_start, run_s
 
 
 def load_shards(paths) -> SimulationResult:
-    """Concatenate the runs of several shards of one job, in run order."""
-    return SimulationResult.concatenate([SimulationResult.from_npz(p) for p in paths])
+    """Concatenate the runs of several shards of one job, in run order.
+
+    Each file is checked against the sha256 its provenance sidecar records before it is read
+    (:func:`~duelbench.provenance.integrity.read_verified`): a file without a sidecar, altered,
+    undecodable or holding the runs of another shard raises
+    :class:`~duelbench.provenance.integrity.ResultsFileError` naming it and the fix.
+    """
+    paths = [str(p) for p in paths]
+    parts = [read_verified(p, SimulationResult.from_npz) for p in paths]
+    try:
+        return SimulationResult.concatenate(parts)
+    except ValueError as exc:
+        raise ResultsFileError(f"{', '.join(paths)}: {exc}; {FIX}") from exc
+
+
+def check_runs(path: str, result: SimulationResult, run_start: int, run_stop: int) -> None:
+    """Raise :class:`~duelbench.provenance.integrity.ResultsFileError` naming ``path`` unless
+    ``result`` holds exactly runs ``[run_start, run_stop)`` (the shard its name promises)."""
+    runs = [int(r) for r in result.run_indices]
+    if runs != list(range(int(run_start), int(run_stop))):
+        shown = f"{runs[0]}…{runs[-1]} ({len(runs)} runs)" if runs else "no runs"
+        raise ResultsFileError(f"{path}: holds runs {shown}, expected runs {run_start}…{int(run_stop) - 1}; {FIX}")

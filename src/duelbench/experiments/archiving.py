@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from duelbench.archive.store import VALID, Archive
 from duelbench.engine import shard_archive
+from duelbench.engine import archive_cli
 from duelbench.engine.archive_cli import computed_here
 from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
@@ -36,7 +37,7 @@ from duelbench.engine.shards import load_shards
 from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured
 from .planning import plan, plans
-from .samples import SampleSources, archive_sample_shards, entry_path
+from .samples import KIND as SAMPLES, SampleSources, archive_sample_shards, entry_path, lookup_entry
 
 #: The fidelities whose shards the archive holds: the paper-fidelity figures, and the quick
 #: build of every paper that CI runs (``tests/test_replication_quick.py``). Smoke shards take
@@ -77,8 +78,8 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
                                               spec.run_start, spec.run_stop, spec.seed, want)
         if found.status == VALID:
             continue
-        result = load_shards([path])
         try:
+            result = load_shards([path])
             computed_here(path, result.algorithm)
         except ValueError as exc:
             refused.append(str(exc))
@@ -155,6 +156,12 @@ def report_line(row: Mapping, fidelity: str) -> str:
                       f"{row['planned_runs']} runs planned: {row['projected_simulation_MB']:.2f} MB when complete)")
     return (f"{row['experiment']} ({fidelity}): {simulation}, {row['sample_MB']:.3f} MB samples; "
             f"shards {dict(sorted(row['status'].items()))}")
+
+
+def archive_command(argv: Sequence[str] | None = None) -> int:
+    """``duelbench archive``: :func:`duelbench.engine.archive_cli.main`, whose ``status`` checks
+    the sample entries against this code as well as the simulation entries."""
+    return archive_cli.main(argv, checkers={**archive_cli.CHECKERS, SAMPLES: lookup_entry})
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,7 +17,8 @@ The framework's default steps are those of a regret-curve figure:
 * :meth:`Experiment.aggregate`: the plan's shards into a regret-curve table (columns of
   :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`);
 * :meth:`Experiment.regret_figure`: that table drawn as one panel per dataset
-  (:func:`duelbench.experiments.plotting.regret_panels`).
+  (:func:`dataset_curves` in :func:`table_frame`, drawn by
+  :func:`duelbench.experiments.plotting.curve_panels`).
 
 The demo (:mod:`duelbench.experiments.demo`) is the worked example.
 """
@@ -34,7 +35,70 @@ from duelbench.engine.jobs import ShardSpec, group_shards
 
 from .aggregate import summarise_shards, write_table
 from .contract import Item, Plan, SampleShard, Step, StepContext, paper_items
-from .plotting import regret_panels, save_figure
+from .plotting import Curve, Frame, Panel, algorithm_style, curve_panels, save_figure
+
+#: Line styles of the variants (parameter sets) of one algorithm drawn together, in the order of
+#: their hashes; the algorithm's colour is theirs.
+VARIANT_STYLES = ("-", "--", "-.", ":")
+
+
+def dataset_curves(sub: pd.DataFrame, labels: Mapping, yscale: str) -> list[Curve]:
+    """Every (algorithm, parameter hash) of ``sub`` (one dataset's rows of a regret-curve table),
+    those of ``labels`` first in its order, then the rest sorted.
+
+    Parameters
+    ----------
+    sub : pandas.DataFrame
+        Rows of one dataset and one kind (columns of
+        :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`).
+    labels : mapping
+        (algorithm, param_hash) -> legend label (default:
+        :func:`~duelbench.experiments.plotting.algorithm_label`).
+    yscale : str
+        ``"log"`` also leaves out the points of zero mean regret (every scale leaves out ``t = 0``).
+
+    Returns
+    -------
+    list of Curve
+        Not fitted to a frame (the y range is matplotlib's).
+    """
+    present = set(zip(sub["algorithm"], sub["param_hash"]))
+    keys = [k for k in labels if k in present] + sorted(present - set(labels))
+    out = []
+    for algorithm, phash in keys:
+        curve = sub[(sub["algorithm"] == algorithm) & (sub["param_hash"] == phash)].sort_values("t")
+        t, mean = curve["t"].to_numpy(dtype=float), curve["mean"].to_numpy(dtype=float)
+        style = algorithm_style(algorithm)
+        default = style.pop("label")
+        label = labels.get((algorithm, phash), default)
+        variants = sorted(h for a, h in keys if a == algorithm)
+        if len(variants) > 1:
+            style["linestyle"] = VARIANT_STYLES[variants.index(phash) % len(VARIANT_STYLES)]
+        mask = (t > 0) & (mean > 0) if yscale == "log" else t > 0
+        out.append(Curve(label, style, t[mask], mean[mask], curve["stderr"].to_numpy(dtype=float)[mask],
+                         compared=False, width=1.6, band_alpha=0.2))
+    return out
+
+
+def table_frame(n: int, kind: str, yscale: str) -> Frame:
+    """The frame of the default regret figure: ``n`` panels in a row, log t, one y label.
+
+    Parameters
+    ----------
+    n : int
+        Number of panels.
+    kind : str
+        The regret kind (named by the y label).
+    yscale : str
+        The scale of the regret axis.
+
+    Returns
+    -------
+    Frame
+    """
+    return Frame(grid=(1, n), size=(4.2 * n, 3.2), xlabel="time step t", ylabel=f"cumulative {kind} regret",
+                 xscale="log", yscale=yscale, rect=(0, 0.05, 1, 0.93), first_ylabel=True, legend_size=None,
+                 title_size=None, footer_y=0.02, footer_size=8, sparse_markers=False)
 
 
 class Experiment:
@@ -141,8 +205,12 @@ class Experiment:
     def regret_figure(ctx: StepContext, *, panels: Sequence[str], labels: Mapping, title: str,
                       kind: str, yscale: str = "linear") -> dict:
         """Outputs ``pdf`` and ``png``: the regret-curve table of input ``csv``, one panel per
-        dataset, mean ± 1 s.e. (called by a paper's figure step with its panels and labels)."""
+        dataset (:func:`dataset_curves`), mean ± 1 s.e., log t and a ``yscale`` regret axis
+        (``"log"`` when a linear-regret baseline would flatten the others onto the axis); called
+        by a paper's figure step with its panels and labels."""
         table = pd.read_csv(ctx.input.csv, dtype={"param_hash": str})
-        fig = regret_panels(table, kind=kind, panels=list(panels), labels=labels, yscale=yscale, title=title)
-        save_figure(fig, [ctx.output.pdf, ctx.output.png])
+        data = table[table["kind"] == kind]
+        drawn = [Panel(d, None, dataset_curves(data[data["dataset"] == d], labels, yscale)) for d in panels]
+        save_figure(curve_panels(table_frame(len(drawn), kind, yscale), drawn, None, title),
+                    [ctx.output.pdf, ctx.output.png])
         return {"kind": kind}

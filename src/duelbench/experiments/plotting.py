@@ -191,9 +191,18 @@ class Curve:
     style: Mapping
     t: np.ndarray
     mean: np.ndarray
-    stderr: np.ndarray
+    #: the standard errors; None draws the line alone (a reference line such as ``LB · ln t``)
+    stderr: np.ndarray | None
     #: whether the frame is fitted to it (the curves the paper's text compares)
     compared: bool = True
+    #: line width
+    width: float = 1.4
+    #: opacity of the ± 1 s.e. band
+    band_alpha: float = 0.18
+    #: drawing order among the panel's artists; None leaves matplotlib's
+    zorder: float | None = None
+    #: drawn as markers with error bars joined by a dotted line (one independent run per point)
+    errorbars: bool = False
 
 
 @dataclass(frozen=True)
@@ -201,10 +210,13 @@ class Panel:
     """One panel: its title, x range, curves and, if the paper gives one, its top y tick."""
 
     title: str
-    xlim: tuple[float, float]
+    #: the x range; None leaves matplotlib's
+    xlim: tuple[float, float] | None
     curves: Sequence[Curve]
     #: the top of the frame; None fits it to the compared curves (:func:`frame_top`)
     top: float | None = None
+    #: lines drawn after the curves (``stderr`` None); a panel with references only has no data
+    references: Sequence[Curve] = ()
 
 
 @dataclass(frozen=True)
@@ -216,113 +228,147 @@ class Frame:
     xlabel: str
     ylabel: str
     xscale: str = "linear"
+    yscale: str = "linear"
     #: scientific tick labels on both axes
     scientific: bool = False
     #: inches at the top for the legend
     legend_space: float = 0.35
+    #: the ``tight_layout`` rectangle (figure fractions); None: 0.3 in at the bottom for the
+    #: footer and ``legend_space`` at the top
+    rect: tuple[float, float, float, float] | None = None
+    #: the y label on the first panel only (else on every panel)
+    first_ylabel: bool = False
+    #: most columns of the legend
+    legend_columns: int = 6
+    #: font sizes of the legend and the panel titles; None leaves matplotlib's
+    legend_size: float | None = 8
+    title_size: float | None = 9
+    #: height (figure fraction) and font size of the footer
+    footer_y: float = 0.005
+    footer_size: float = 7
+    #: markers on curves of fewer than 20 points (an independent run per horizon point)
+    sparse_markers: bool = True
 
 
-def curve_panels(frame: Frame, panels: Sequence[Panel], legend: Sequence[str], footer: str):
+def _given(**kwargs) -> dict:
+    """The keyword arguments that are not None (left to matplotlib's defaults otherwise)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def draw_curve(ax, curve: Curve, sparse_markers: bool = True):
+    """Draw ``curve`` on ``ax``; returns its legend handle.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel.
+    curve : Curve
+        Its mean, drawn with a ± 1 s.e. band, as error bars (``curve.errorbars``) or, without
+        standard errors, as a line alone.
+    sparse_markers : bool
+        Markers on a line of fewer than 20 points.
+
+    Returns
+    -------
+    matplotlib.lines.Line2D or matplotlib.container.ErrorbarContainer
+    """
+    t, m = np.asarray(curve.t, float), np.asarray(curve.mean, float)
+    se = None if curve.stderr is None else np.nan_to_num(np.asarray(curve.stderr, float))
+    colour = curve.style["color"]
+    if curve.errorbars:
+        handle = ax.errorbar(t, m, yerr=se, fmt="o", ms=4, capsize=2, color=colour, label=curve.label, lw=0.8,
+                             **_given(zorder=curve.zorder))
+        ax.plot(t, m, color=colour, lw=0.6, ls=":")
+        return handle
+    markers = {"marker": "o" if len(t) < 20 else None, "ms": 3} if sparse_markers else {}
+    (line,) = ax.plot(t, m, lw=curve.width, **markers, **_given(zorder=curve.zorder), label=curve.label,
+                      **curve.style)
+    if se is not None:
+        ax.fill_between(t, m - se, m + se, color=colour, alpha=curve.band_alpha, lw=0)
+    return line
+
+
+def curve_top(curve: Curve) -> float:
+    """The highest point of ``curve`` with its band (its mean without standard errors)."""
+    m = np.asarray(curve.mean, float)
+    return float(np.max(m if curve.stderr is None else m + np.nan_to_num(np.asarray(curve.stderr, float))))
+
+
+def draw_panel(ax, frame: Frame, panel: Panel, handles: dict) -> None:
+    """Draw ``panel`` on ``ax`` as ``frame`` frames it.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+        The panel's axes.
+    frame : Frame
+        The figure's framing.
+    panel : Panel
+        Its curves, then its reference lines; curves leaving the frame are marked
+        (:func:`frame_curves`).
+    handles : dict
+        Legend label -> handle, completed with the labels first drawn here.
+    """
+    drawn, tops = [], []
+    for c in (*panel.curves, *panel.references):
+        handles.setdefault(c.label, draw_curve(ax, c, frame.sparse_markers))
+        drawn.append((c.label, c.style["color"], np.asarray(c.t, float), np.asarray(c.mean, float)))
+        if c.compared:
+            tops.append(curve_top(c))
+    if frame.xscale != "linear":
+        ax.set_xscale(frame.xscale)
+    if frame.yscale != "linear":
+        ax.set_yscale(frame.yscale)
+    if panel.xlim is not None:
+        ax.set_xlim(*panel.xlim)
+    frame_curves(ax, panel.top if panel.top is not None else frame_top(tops), drawn)
+    ax.set_title(panel.title, **_given(fontsize=frame.title_size))
+    ax.set_xlabel(frame.xlabel)
+    if not frame.first_ylabel:
+        ax.set_ylabel(frame.ylabel)
+    ax.grid(True, which="major", alpha=0.3)
+    if frame.scientific:
+        ax.ticklabel_format(axis="both", style="sci", scilimits=(-3, 4))
+    if not panel.curves:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+
+
+def curve_panels(frame: Frame, panels: Sequence[Panel], legend: Sequence[str] | None, footer: str):
     """The figure of ``panels`` (filled row by row) as ``frame`` lays it out; returns the figure.
 
-    Each curve is its mean with a ± 1 s.e. band (markers where it has fewer than 20 points: an
-    independent run per horizon point); curves leaving the frame are marked (:func:`frame_curves`);
-    the legend lists the labels of ``legend`` that are drawn, in that order; ``footer`` is printed
-    under the panels.
+    Parameters
+    ----------
+    frame : Frame
+        The layout and the axes.
+    panels : sequence of Panel
+        Drawn by :func:`draw_panel`; axes of the grid left without a panel are hidden.
+    legend : sequence of str or None
+        The legend's labels, those drawn in this order; None: every label in the order first drawn.
+    footer : str
+        Printed under the panels (nothing when empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
     """
     rows, cols = frame.grid
     fig, axes = plt.subplots(rows, cols, figsize=frame.size, squeeze=False)
     handles = {}
     for k, panel in enumerate(panels):
-        ax = axes[k // cols][k % cols]
-        drawn, tops = [], []
-        for c in panel.curves:
-            tt, m, se = np.asarray(c.t, float), np.asarray(c.mean, float), np.nan_to_num(np.asarray(c.stderr, float))
-            (line,) = ax.plot(tt, m, lw=1.4, marker="o" if len(tt) < 20 else None, ms=3, label=c.label, **c.style)
-            ax.fill_between(tt, m - se, m + se, color=c.style["color"], alpha=0.18, lw=0)
-            handles.setdefault(c.label, line)
-            drawn.append((c.label, c.style["color"], tt, m))
-            if c.compared:
-                tops.append(float(np.max(m + se)))
-        if frame.xscale != "linear":
-            ax.set_xscale(frame.xscale)
-        ax.set_xlim(*panel.xlim)
-        frame_curves(ax, panel.top if panel.top is not None else frame_top(tops), drawn)
-        ax.set_title(panel.title, fontsize=9)
-        ax.set_xlabel(frame.xlabel)
-        ax.set_ylabel(frame.ylabel)
-        ax.grid(True, which="major", alpha=0.3)
-        if frame.scientific:
-            ax.ticklabel_format(axis="both", style="sci", scilimits=(-3, 4))
-        if not panel.curves:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    labels = [label for label in legend if label in handles]
-    fig.legend([handles[label] for label in labels], labels, loc="upper center", ncol=min(len(labels), 6),
-               frameon=False, fontsize=8, bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - frame.legend_space / fig.get_figheight()))
-    return fig
-
-
-def regret_panels(
-    table,
-    *,
-    kind: str = "copeland",
-    panels: Sequence[str] | None = None,
-    labels: Mapping[tuple[str, str], str] | None = None,
-    title: str | None = None,
-    ylabel: str | None = None,
-    panel_size: tuple[float, float] = (4.2, 3.2),
-    yscale: str = "linear",
-):
-    """Cumulative regret against t (log x), one panel per dataset, mean ± 1 s.e. shaded.
-
-    ``yscale="log"`` draws regret on a log axis too (points with zero mean regret are left out),
-    for panels where a linear-regret baseline would flatten the others onto the axis.
-
-    ``table`` has the columns of :data:`duelbench.experiments.aggregate.CURVE_COLUMNS`.
-    ``labels`` maps (algorithm, param_hash) to a legend label (default: :func:`algorithm_label`).
-    Variants of one algorithm share its colour and differ in line style.
-    """
-    data = table[table["kind"] == kind]
-    panels = list(panels) if panels is not None else sorted(data["dataset"].unique())
-    fig, axes = plt.subplots(1, len(panels), figsize=(panel_size[0] * len(panels), panel_size[1]), squeeze=False)
-    variant_styles = ["-", "--", "-.", ":"]
-    handles = {}
-    for ax, dataset in zip(axes[0], panels):
-        sub = data[data["dataset"] == dataset]
-        present = {(a, h) for a, h in zip(sub["algorithm"], sub["param_hash"])}
-        # order of `labels` (the configured order) first, then the rest sorted
-        keys = [k for k in (labels or {}) if k in present] + sorted(present - set(labels or {}))
-        for algorithm, phash in keys:
-            curve = sub[(sub["algorithm"] == algorithm) & (sub["param_hash"] == phash)].sort_values("t")
-            t = curve["t"].to_numpy(dtype=float)
-            mean = curve["mean"].to_numpy(dtype=float)
-            se = np.nan_to_num(curve["stderr"].to_numpy(dtype=float))
-            style = algorithm_style(algorithm)
-            variants = sorted(h for a, h in keys if a == algorithm)
-            if len(variants) > 1:
-                style["linestyle"] = variant_styles[variants.index(phash) % len(variant_styles)]
-            label = (labels or {}).get((algorithm, phash), style["label"])
-            style["label"] = label
-            mask = (t > 0) & (mean > 0) if yscale == "log" else t > 0
-            (line,) = ax.plot(t[mask], mean[mask], lw=1.6, **style)
-            ax.fill_between(t[mask], (mean - se)[mask], (mean + se)[mask], color=style["color"], alpha=0.2, lw=0)
-            handles.setdefault(label, line)
-        ax.set_xscale("log")
-        ax.set_yscale(yscale)
-        ax.set_title(dataset)
-        ax.set_xlabel("time step t")
-        ax.grid(True, which="major", alpha=0.3)
-        if not len(sub):
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    axes[0][0].set_ylabel(ylabel or f"cumulative {kind} regret")
-    if handles:
-        fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 6),
-                   frameon=False, bbox_to_anchor=(0.5, 1.0))
-    if title:
-        fig.suptitle(title, y=0.02, va="bottom", fontsize=8, color="#555555")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.93))
+        draw_panel(axes[k // cols][k % cols], frame, panel, handles)
+    if frame.first_ylabel:
+        axes[0][0].set_ylabel(frame.ylabel)
+    for k in range(len(panels), rows * cols):
+        axes[k // cols][k % cols].set_visible(False)
+    labels = list(handles) if legend is None else [label for label in legend if label in handles]
+    if labels:
+        fig.legend([handles[label] for label in labels], labels, loc="upper center",
+                   ncol=min(len(labels), frame.legend_columns), frameon=False, fontsize=frame.legend_size,
+                   bbox_to_anchor=(0.5, 1.0))
+    if footer:
+        fig.suptitle(footer, y=frame.footer_y, va="bottom", fontsize=frame.footer_size, color="#555555")
+    height = fig.get_figheight()
+    fig.tight_layout(rect=frame.rect or (0, 0.3 / height, 1, 1 - frame.legend_space / height))
     return fig
 
 

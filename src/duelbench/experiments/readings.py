@@ -42,6 +42,7 @@ import pandas as pd
 from duelbench.config import ConfigError, effective_config, figures_root
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.checks import load_registry, read_csv_rows
+from duelbench.report.claim_rows import measured
 
 from .aggregate import write_table as write_csv
 from .contract import Item, Plan, Step, StepContext
@@ -51,8 +52,12 @@ from .variants import Variant
 #: Keys of a reading declaration.
 FIELDS = ("id", "items", "reading", "declared", "overrides", "algorithm_params", "aliases", "fidelities", "cost")
 #: Columns of ``readings.csv``.
-COLUMNS = ["reading", "item", "claim_id", "description", "declared_outcome", "declared_reproduced",
-           "variant_outcome", "variant_reproduced", "flip", "variant_evidence"]
+COLUMNS = ["reading", "item", "claim_id", "description",
+           "declared_outcome", "declared_estimate", "declared_ci_low", "declared_ci_high",
+           "variant_outcome", "variant_estimate", "variant_ci_low", "variant_ci_high", "flip", "variant_evidence"]
+#: A variant's outcome for a check whose statistic it does not compute (it runs none of the
+#: curves, panels or traces the check reads): no evidence either way, so never a flip.
+NOT_MEASURED = "not measured"
 
 
 @dataclass(frozen=True)
@@ -176,13 +181,23 @@ def _rows(path: str) -> dict[str, dict]:
 
 
 def flip(before: str, after: str) -> str:
-    """``"pass -> fail"`` and the like; empty when the outcome is the same."""
-    return "" if before == after else f"{before} -> {after}"
+    """``"pass -> fail"`` and the like; empty when the outcome is the same or the variant does
+    not measure the check."""
+    return "" if before == after or after == NOT_MEASURED else f"{before} -> {after}"
+
+
+def outcome(row: Mapping) -> str:
+    """The outcome of a checks.csv row; :data:`NOT_MEASURED` when the row has no estimate (the
+    plan computed no statistic for it), ``missing`` when there is no row."""
+    if not row:
+        return "missing"
+    return row.get("outcome", "missing") if row.get("estimate", "") != "" else NOT_MEASURED
 
 
 def table_rows(readings: Sequence[Mapping], registry: Mapping, declared_rows: Mapping[str, Mapping],
                variant_rows: Mapping[str, Mapping[str, Mapping]]) -> list[dict]:
-    """One row per (reading, check of a scored item): the declared and the variant outcome."""
+    """One row per (reading, check of a scored item): the declared and the variant outcome, each
+    with its estimate and 95 % interval (``*_text``: as a person reads it, for readings.md)."""
     rows = []
     for r in readings:
         for item in r["items"]:
@@ -192,11 +207,16 @@ def table_rows(readings: Sequence[Mapping], registry: Mapping, declared_rows: Ma
             for c in checks:
                 d = declared_rows.get(c["id"], {})
                 v = variant_rows[r["id"]].get(c["id"], {})
+                before = d.get("outcome", "missing")
+                after = outcome(v) if v else "missing"
                 rows.append({"reading": r["id"], "item": item, "claim_id": c["id"], "description": c.get("description", ""),
-                             "declared_outcome": d.get("outcome", "missing"), "declared_reproduced": d.get("reproduced", ""),
-                             "variant_outcome": v.get("outcome", "missing"), "variant_reproduced": v.get("reproduced", ""),
-                             "flip": flip(d.get("outcome", "missing"), v.get("outcome", "missing")),
-                             "variant_evidence": v.get("evidence", "")})
+                             "declared_outcome": before,
+                             **{f"declared_{k}": d.get(k, "") for k in ("estimate", "ci_low", "ci_high")},
+                             "variant_outcome": after,
+                             **{f"variant_{k}": v.get(k, "") for k in ("estimate", "ci_low", "ci_high")},
+                             "flip": flip(before, after), "variant_evidence": v.get("evidence", ""),
+                             "declared_text": measured(d) if d else "-",
+                             "variant_text": measured(v) if v and after != NOT_MEASURED else "-"})
     return rows
 
 
@@ -208,25 +228,21 @@ def markdown(experiment: str, readings: Sequence[Mapping], rows: Sequence[Mappin
     for r in readings:
         mine = [x for x in rows if x["reading"] == r["id"]]
         flips = [x for x in mine if x["flip"]]
+        unmeasured = sum(x["variant_outcome"] == NOT_MEASURED for x in mine)
         lines += [f"## `{r['id']}` ({', '.join(r['items'])})", "",
                   f"* Variant: {r['reading']}", f"* Declared: {r['declared']}"]
         if r.get("cost"):
             lines.append(f"* Declared cost: {r['cost']}")
-        lines += [f"* Flips: {len(flips)} of {len(mine)} checks"
-                  + (" (" + "; ".join(f"`{x['claim_id']}` {x['flip']}" for x in flips) + ")" if flips else ""), "",
+        lines += [f"* Flips: {len(flips)} of {len(mine) - unmeasured} checks the variant measures"
+                  + (" (" + "; ".join(f"`{x['claim_id']}` {x['flip']}" for x in flips) + ")" if flips else "")
+                  + (f"; {unmeasured} checks read curves, panels or traces it does not run (not measured)"
+                     if unmeasured else ""), "",
                   "| check | declared | variant | flip |", "|---|---|---|---|"]
         for x in mine:
-            lines.append(f"| `{x['claim_id']}` | {x['declared_outcome']} ({_num(x['declared_reproduced'])}) | "
-                         f"{x['variant_outcome']} ({_num(x['variant_reproduced'])}) | {x['flip'] or '-'} |")
+            lines.append(f"| `{x['claim_id']}` | {x['declared_outcome']}, {x['declared_text']} | "
+                         f"{x['variant_outcome']}, {x['variant_text']} | {x['flip'] or '-'} |")
         lines.append("")
     return "\n".join(lines)
-
-
-def _num(text) -> str:
-    try:
-        return f"{float(text):.4g}"
-    except (TypeError, ValueError):
-        return str(text) if text not in (None, "") else "-"
 
 
 def write_table(ctx: StepContext) -> dict:

@@ -30,6 +30,23 @@ def configured_items(config: Mapping) -> dict[str, list]:
     return {name: plan(config, name).items for name in configured(config)}
 
 
+def paper_checks(config: Mapping) -> dict[str, tuple]:
+    """paper -> (its plan, the path of its ``checks.csv``), for every configured experiment that
+    writes one."""
+    out = {}
+    for name in configured(config):
+        p = plan(config, name)
+        found = [o for o in p.outputs() if os.path.basename(o) == "checks.csv"]
+        if found:
+            out[name] = (p, found[0])
+    return out
+
+
+def missing_checks(config: Mapping) -> list[str]:
+    """The ``checks.csv`` files of configured papers that are not on disk (sorted)."""
+    return sorted(path for _, path in paper_checks(config).values() if not os.path.isfile(path))
+
+
 def write_report(config: Mapping, out_path: str, status_csv: str, throughput_md: str | None = None,
                  built_only: bool = False) -> list[str]:
     """``REPORT.md`` of every configured experiment that has a ``checks.csv`` (its title from its
@@ -44,12 +61,10 @@ def write_report(config: Mapping, out_path: str, status_csv: str, throughput_md:
     When the file already holds exactly the text it would get, it and its sidecar are left as
     they are, so a committed report keeps its provenance."""
     papers, checks = {}, {}
-    for name in configured(config):
-        p = plan(config, name)
-        found = [o for o in p.outputs() if os.path.basename(o) == "checks.csv"]
-        if found and not (built_only and not os.path.isfile(found[0])):
+    for name, (p, path) in paper_checks(config).items():
+        if not (built_only and not os.path.isfile(path)):
             registry = load_registry(os.path.join("data", "published", f"{name}.yaml"))
-            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), found[0]
+            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), path
     if throughput_md is None:  # linked as the workflow links it, whether or not it is built here
         throughput_md = markdown.engine_throughput_table(config)
     inputs = [status_csv, *checks.values(), *([throughput_md] if os.path.isfile(throughput_md) else [])]
@@ -77,8 +92,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", default=None, help="output CSV (default: <figures>/replication_status.csv)")
     p.add_argument("--fidelity", default=None, help="fidelity named in the notes (default: the checks' own)")
     p.add_argument("--report", action="store_true",
-                   help="also rewrite <figures>/REPORT.md for the papers whose checks.csv is on disk "
-                   "(the workflow's figures folder only)")
+                   help="also rewrite <figures>/REPORT.md (the workflow's figures folder only); refused "
+                   "when a configured paper's checks.csv is missing, unless --allow-missing")
+    p.add_argument("--allow-missing", action="store_true",
+                   help="with --report: write the report of the papers whose checks.csv is on disk, "
+                   "leaving the others out")
     args = p.parse_args(argv)
     paths = sorted(glob.glob(os.path.join(args.figures, "*", "checks.csv")))
     if not paths:
@@ -88,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     out = args.out or os.path.join(args.figures, "replication_status.csv")
     try:
         fidelity = args.fidelity or status.checks_fidelity(paths)
+        if args.report:
+            _check_report(args.figures, checkout_config(fidelity=fidelity), args.allow_missing)
         items = configured_items(checkout_config(fidelity=fidelity))
         if status.up_to_date(paths, out, args.fidelity, items):
             print(f"{out} is up to date with the checks.csv files: left as it is (and its sidecar)", file=sys.stderr)
@@ -104,12 +124,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def _write_report(figures: str, status_csv: str, fidelity: str) -> str:
-    """``<figures>/REPORT.md`` of the papers built so far (unchanged text: left as it is)."""
-    config = checkout_config(fidelity=fidelity)
+def _check_report(figures: str, config: Mapping, allow_missing: bool) -> None:
+    """Before anything is written: ``--figures`` is the workflow's figures folder, and every
+    configured paper has its ``checks.csv`` (else ValueError naming the missing files and the fix;
+    with ``allow_missing`` a warning naming them)."""
     if os.path.realpath(figures) != os.path.realpath(figures_root(config)):
         raise ValueError(f"--report writes the workflow's report: --figures must be {figures_root(config)!r} "
                          f"(config/config.yaml 'figures'), not {figures!r}")
+    missing = missing_checks(config)
+    if missing and not allow_missing:
+        raise ValueError(f"--report would leave out of REPORT.md the papers without checks.csv: {', '.join(missing)}; "
+                         "rebuild them (e.g. 'snakemake --cores 2 <paper>') or pass --allow-missing to write the "
+                         "report without them")
+    if missing:
+        print(f"duelbench status: warning: REPORT.md leaves out the papers without checks.csv: {', '.join(missing)}",
+              file=sys.stderr)
+
+
+def _write_report(figures: str, status_csv: str, fidelity: str) -> str:
+    """``<figures>/REPORT.md`` of the papers built so far (unchanged text: left as it is)."""
+    config = checkout_config(fidelity=fidelity)
     out = os.path.join(figures, "REPORT.md")
     write_report(config, out, status_csv, built_only=True)
     return out

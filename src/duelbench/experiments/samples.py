@@ -34,10 +34,11 @@ from pathlib import Path
 import numpy as np
 
 from duelbench.archive.sources import EntrySources, archive_root_from_env
-from duelbench.archive.store import VALID, Archive
+from duelbench.archive.store import STALE, VALID, Archive, Lookup
 from duelbench.data.errors import DataError
 from duelbench.engine.shard_archive import matrix_sha256
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
+from duelbench.provenance.integrity import FIX, ResultsFileError, read_verified
 from duelbench.provenance.sidecar import atomic_write, code_mismatches, file_sha256, read_sidecar, write_sidecar
 
 from duelbench.config import ConfigError
@@ -110,6 +111,25 @@ def sample_key(shard: SampleShard) -> dict:
     }
 
 
+def shard_of_key(key: Mapping) -> SampleShard:
+    """The planned sample shard an archive entry's key describes (its results path left empty)."""
+    a, b = key["samples"]
+    return SampleShard(experiment=key["experiment"], family=key["family"], function=key["function"], job=key["job"],
+                       a=int(a), b=int(b), path="", datasets=tuple(sorted(key["datasets"])),
+                       columns=tuple(key["columns"]))
+
+
+def lookup_entry(archive: Archive, path: str, key: Mapping) -> Lookup:
+    """The lookup of the sample entry at ``path`` (manifest ``key``) under the key this
+    process's code computes for the shard it describes (``duelbench archive status``); an
+    entry whose function this code no longer has is stale."""
+    try:
+        wanted = sample_key(shard_of_key(key))
+    except (ImportError, ConfigError) as exc:
+        return Lookup(STALE, differs=["code"], reason=f"its function {key.get('function')!r} is not in this code: {exc}")
+    return archive.lookup(path, wanted)
+
+
 def entry_path(shard: SampleShard) -> str:
     """Archive path of a sample shard (its identity, without code or environment)."""
     return f"{KIND}/{shard.experiment}/{shard.family}/{layout_of(shard.job)}/samples-{shard.a}-{shard.b}.entry"
@@ -165,13 +185,21 @@ class SampleSources(EntrySources):
         return _read_columns(shard)
 
 
+def _read_npz(path) -> dict[str, np.ndarray]:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
 def _read_columns(shard: SampleShard) -> dict[str, np.ndarray]:
-    """The declared columns (all if none are declared) of a shard's results file."""
-    with np.load(shard.path, allow_pickle=False) as z:
-        missing = sorted(set(shard.columns) - set(z.files))
-        if missing:
-            raise ValueError(f"{shard.path}: no column(s) {missing}; rebuild the shard")
-        return {k: z[k] for k in (shard.columns or z.files)}
+    """The declared columns (all if none are declared) of a shard's results file, checked
+    against the sha256 its provenance sidecar records
+    (:func:`~duelbench.provenance.integrity.read_verified`: a mismatch, a missing sidecar or an
+    undecodable file raises :class:`~duelbench.provenance.integrity.ResultsFileError` naming it)."""
+    columns = read_verified(shard.path, _read_npz)
+    missing = sorted(set(shard.columns) - set(columns))
+    if missing:
+        raise ResultsFileError(f"{shard.path}: no column(s) {missing}; {FIX}")
+    return {k: columns[k] for k in (shard.columns or columns)}
 
 
 _SOURCES: dict[str | None, SampleSources] = {}
@@ -196,6 +224,10 @@ def load_family(shards: Iterable[SampleShard]) -> dict[str, np.ndarray]:
     for s, part in zip(shards, parts):
         if sorted(part) != names:
             raise ValueError(f"{s.path}: columns {sorted(part)} differ from {names}; rebuild the family")
+        rows = {len(v) for v in part.values()}
+        if rows != {s.b - s.a}:
+            raise ResultsFileError(f"{s.path}: holds {sorted(rows)} rows, expected {s.b - s.a} "
+                                   f"(samples {s.a}-{s.b}); {FIX}")
     out = {name: np.concatenate([p[name] for p in parts]) for name in names}
     out["sample"] = np.concatenate([np.arange(s.a, s.b) for s in shards])
     return out

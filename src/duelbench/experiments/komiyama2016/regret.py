@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-import matplotlib.pyplot as plt
 import numpy as np
 
 from duelbench.engine.jobs import group_shards
 from duelbench.report.numerics import column_fmeans, column_fsems, flog, row_ols_slopes
 
+from .. import plotting
 from ..contract import StepContext
-from ..plotting import algorithm_style, frame_curves, frame_top, panel_title, save_figure
+from ..plotting import algorithm_style, panel_title, save_figure
 from ..tables import read_rows, to_float, write_rows
 from .config import Curve, curves, panel_specs, robustness_specs
 from .tables import read_regret
@@ -99,62 +99,95 @@ def _panel_name(name: str, ds: Mapping | None) -> str:
     return f"K = {ds.get('K')}, {'Condorcet' if cw else 'non-Condorcet'}"
 
 
-def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Mapping, dsinfo: Mapping,
-                horizon: int, footer: str):
-    """Regret-vs-round semilog panels with ``LB ln t`` and ``ECWB ln t``; returns the figure."""
-    n = len(datasets)
+#: The bound lines of every panel: (bound, legend label, colour, line width); ECWB under LB.
+BOUND_LINES = (("ecwb", "ECWB · ln t", "#9a9a9a", 2.4), ("lb", "LB · ln t", "#000000", 1.0))
+
+
+def panel_frame(n: int) -> plotting.Frame:
+    """The frame of ``n`` semilog panels: three columns (two for four panels), the legend above.
+
+    Parameters
+    ----------
+    n : int
+        Number of the figure's datasets, a panel each.
+
+    Returns
+    -------
+    plotting.Frame
+        Spare axes of the last row are hidden (:func:`..plotting.curve_panels`).
+    """
     ncols = 2 if n == 4 else min(3, n)
     nrows = math.ceil(n / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.6 * nrows + 0.9), squeeze=False)
-    handles = {}
+    return plotting.Frame(grid=(nrows, ncols), size=(4.4 * ncols, 3.6 * nrows + 0.9), xlabel="round t",
+                          ylabel="regret R(t)", xscale="log", legend_space=0.6, legend_columns=5,
+                          sparse_markers=False)
+
+
+def bound_lines(bound: Mapping | None, horizon: int) -> list[plotting.Curve]:
+    """``ECWB · ln t`` and ``LB · ln t`` over [1, ``horizon``] for the finite constants of
+    ``bound`` (a row of the bounds table; None: no lines); the frame holds ``LB · ln t``.
+
+    Parameters
+    ----------
+    bound : mapping or None
+        The row with columns ``ecwb`` and ``lb``.
+    horizon : int
+        The panel's T.
+
+    Returns
+    -------
+    list of plotting.Curve
+    """
+    if bound is None:
+        return []
     tt = np.geomspace(1.0, float(horizon), 200)
-    for k, d in enumerate(datasets):
-        ax = axes[k // ncols][k % ncols]
-        sub = regret[regret["dataset"] == d]
-        framed, drawn = [], []
-        for c in cs:
-            cur = sub[(sub["algorithm"] == c.name) & (sub["param_hash"] == c.param_hash)].sort_values("t")
-            if cur.empty:
-                continue
-            t = cur["t"].to_numpy(float)
-            m = cur["mean"].to_numpy(float)
-            se = np.nan_to_num(cur["stderr"].to_numpy(float))
-            style = algorithm_style(c.name)
-            style["label"] = c.label
-            if c.variant:
-                style["linestyle"] = "--"
-            (line,) = ax.plot(t, m, lw=1.5, **style)
-            ax.fill_between(t, m - se, m + se, color=style["color"], alpha=0.2, lw=0)
-            handles.setdefault(c.label, line)
-            drawn.append((c.label, style["color"], t, m))
-            if c.name in FRAME_ALGORITHMS:
-                framed.append(float(np.max(m + se)))
-        b = bounds.get(d)
-        if b is not None:
-            for key, label, colour, lw in (("ecwb", "ECWB · ln t", "#9a9a9a", 2.4), ("lb", "LB · ln t", "#000000", 1.0)):
-                v = to_float(b[key])
-                if math.isfinite(v):
-                    (line,) = ax.plot(tt, v * flog(tt), color=colour, lw=lw, ls="-", zorder=1)
-                    handles.setdefault(label, line)
-                    drawn.append((label, colour, tt, v * flog(tt)))
-                    if key == "lb":
-                        framed.append(v * math.log(tt[-1]))
-        ax.set_xscale("log")
-        ax.set_xlim(1, horizon)
-        frame_curves(ax, frame_top(framed), drawn)
-        ax.set_title(panel_title(k, _panel_name(d, dsinfo.get(d)), d), fontsize=9)
-        ax.set_xlabel("round t")
-        ax.set_ylabel("regret R(t)")
-        ax.grid(True, which="major", alpha=0.3)
-        if sub.empty:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    for k in range(n, nrows * ncols):
-        axes[k // ncols][k % ncols].set_visible(False)
-    fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 5), frameon=False,
-               fontsize=8, bbox_to_anchor=(0.5, 1.0))
-    fig.suptitle(footer, y=0.005, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.3 / fig.get_figheight(), 1, 1 - 0.6 / fig.get_figheight()))
-    return fig
+    lines = []
+    for key, label, colour, lw in BOUND_LINES:
+        v = to_float(bound[key])
+        if math.isfinite(v):
+            lines.append(plotting.Curve(label, {"color": colour, "ls": "-"}, tt, v * flog(tt), None,
+                                        compared=key == "lb", width=lw, zorder=1))
+    return lines
+
+
+def dataset_curves(sub, cs: Sequence[Curve]) -> list[plotting.Curve]:
+    """The curves of ``cs`` found in ``sub`` (one dataset's rows of the regret table), variants
+    dashed; the frame holds those of :data:`FRAME_ALGORITHMS`.
+
+    Parameters
+    ----------
+    sub : pandas.DataFrame
+        Rows of ``regret.csv`` of one dataset.
+    cs : sequence of Curve
+        The configured curves, in legend order.
+
+    Returns
+    -------
+    list of plotting.Curve
+    """
+    out = []
+    for c in cs:
+        cur = sub[(sub["algorithm"] == c.name) & (sub["param_hash"] == c.param_hash)].sort_values("t")
+        if cur.empty:
+            continue
+        style = {k: v for k, v in algorithm_style(c.name).items() if k != "label"}
+        if c.variant:
+            style["linestyle"] = "--"
+        out.append(plotting.Curve(c.label, style, cur["t"].to_numpy(float), cur["mean"].to_numpy(float),
+                                  cur["stderr"].to_numpy(float), compared=c.name in FRAME_ALGORITHMS, width=1.5,
+                                  band_alpha=0.2))
+    return out
+
+
+def draw_panels(regret, datasets: Sequence[str], cs: Sequence[Curve], bounds: Mapping, dsinfo: Mapping,
+                horizon: int, footer: str):
+    """Regret-vs-round semilog panels with ``LB ln t`` and ``ECWB ln t``; returns the figure
+    (:func:`..plotting.curve_panels`, legend in the order first drawn)."""
+    panels = [plotting.Panel(panel_title(k, _panel_name(d, dsinfo.get(d)), d), (1, horizon),
+                             dataset_curves(regret[regret["dataset"] == d], cs),
+                             references=bound_lines(bounds.get(d), horizon))
+              for k, d in enumerate(datasets)]
+    return plotting.curve_panels(panel_frame(len(datasets)), panels, None, footer)
 
 
 def figure(ctx: StepContext) -> None:

@@ -31,15 +31,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-
-import matplotlib.pyplot as plt
 import pandas as pd
 
 from duelbench.engine.jobs import group_shards, ShardSpec
 
+from .. import plotting
 from ..aggregate import CURVE_COLUMNS, load_group, summarise, write_table
 from ..contract import StepContext
-from ..plotting import algorithm_style, frame_curves, frame_top, save_figure
+from ..plotting import algorithm_style, save_figure
 from .config import ITEM_TITLES, KINDS, REGRET_ITEMS, item_settings, needs_horizon, regret_shards
 from .timing import throughput_table
 
@@ -78,58 +77,72 @@ FRAME_ALGORITHMS = {"figure1": ("ccb", "copeland_savage"), "figure2": ("ccb", "s
                     "figure3": ("ccb", "rucb"), "sensitivity": ("ccb", "scb")}
 
 
+def item_frame(n: int) -> plotting.Frame:
+    """The frame of one item: ``n`` semilog panels in a row, one y label, the footer under them.
+
+    Parameters
+    ----------
+    n : int
+        Number of the item's datasets, a panel each.
+
+    Returns
+    -------
+    plotting.Frame
+        Its legend of at most five columns above the panels; no markers on short curves (the
+        horizon-mode algorithms are drawn as error bars).
+    """
+    return plotting.Frame(grid=(1, n), size=(5.0 * n, 3.8), xlabel="time step t",
+                          ylabel="cumulative regret (Definition 1)", xscale="log", rect=(0, 0.08, 1, 0.97),
+                          first_ylabel=True, legend_columns=5, footer_y=0.01, sparse_markers=False)
+
+
+def item_curves(sub, it: Mapping, item: str) -> list[plotting.Curve]:
+    """The curves of ``it["algorithms"]`` found in ``sub`` (one dataset's rows): horizon-mode
+    algorithms as error bars at their independent horizons, the compared curves
+    (:data:`FRAME_ALGORITHMS`) on top of the others.
+
+    Parameters
+    ----------
+    sub : pandas.DataFrame
+        Rows of ``regret.csv`` of one dataset and the plotted kind.
+    it : mapping
+        The item's settings (:func:`.config.item_settings`).
+    item : str
+        The item.
+
+    Returns
+    -------
+    list of plotting.Curve
+    """
+    out = []
+    for alg in it["algorithms"]:
+        curve = sub[(sub["algorithm"] == alg.name) & (sub["param_hash"] == alg.param_hash)].sort_values("t")
+        if curve.empty:
+            continue
+        style = algorithm_style(alg.name)
+        label = alg.label or style["label"]
+        style = {k: v for k, v in style.items() if k != "label"}
+        compared, bars = alg.name in FRAME_ALGORITHMS.get(item, ()), needs_horizon(alg.name)
+        out.append(plotting.Curve(label, style, curve["t"].to_numpy(dtype=float),
+                                  curve["mean"].to_numpy(dtype=float), curve["stderr"].to_numpy(dtype=float),
+                                  compared=compared, width=1.6, band_alpha=0.2,
+                                  zorder=None if bars else 3 if compared else 2, errorbars=bars))
+    return out
+
+
 def plot_item(table, s: Mapping, item: str, out_paths: Sequence[str], *, fidelity: str) -> None:
     """Draw one item: a panel per dataset, mean +- 1 s.e. (shaded), log x, linear y framed to the
     curves of :data:`FRAME_ALGORITHMS`; horizon-mode algorithms as markers with error bars at
-    their independent horizons."""
+    their independent horizons (:func:`..plotting.curve_panels`)."""
     it = item_settings(s, item)
-    kind = KINDS[0]
-    data = table[table["kind"] == kind]
+    data = table[table["kind"] == KINDS[0]]
     panels = it["datasets"]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.0 * len(panels), 3.8), squeeze=False)
-    handles = {}
-    for ax, dataset in zip(axes[0], panels):
-        sub = data[data["dataset"] == dataset]
-        framed, drawn = [], []
-        for alg in it["algorithms"]:
-            curve = sub[(sub["algorithm"] == alg.name) & (sub["param_hash"] == alg.param_hash)].sort_values("t")
-            if curve.empty:
-                continue
-            t = curve["t"].to_numpy(dtype=float)
-            mean = curve["mean"].to_numpy(dtype=float)
-            se = np.nan_to_num(curve["stderr"].to_numpy(dtype=float))
-            style = algorithm_style(alg.name)
-            if alg.label:
-                style["label"] = alg.label
-            if needs_horizon(alg.name):
-                line = ax.errorbar(t, mean, yerr=se, fmt="o", ms=4, capsize=2, color=style["color"],
-                                   label=style["label"], lw=0.8)
-                ax.plot(t, mean, color=style["color"], lw=0.6, ls=":")
-            else:  # the compared curves on top
-                z = 3 if alg.name in FRAME_ALGORITHMS.get(item, ()) else 2
-                (line,) = ax.plot(t, mean, lw=1.6, zorder=z, **style)
-                ax.fill_between(t, mean - se, mean + se, color=style["color"], alpha=0.2, lw=0)
-            handles.setdefault(style["label"], line)
-            drawn.append((style["label"], style["color"], t, mean))
-            if alg.name in FRAME_ALGORITHMS.get(item, ()):
-                framed.append(float(np.max(mean + se)))
-        ax.set_xscale("log")
-        frame_curves(ax, frame_top(framed), drawn)
-        ax.set_title(f"{ITEM_TITLES[item].split(': ', 1)[-1]}\n[{dataset}]" if len(panels) == 1 else dataset,
-                     fontsize=9)
-        ax.set_xlabel("time step t")
-        ax.grid(True, which="major", alpha=0.3)
-        if sub.empty:
-            ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    axes[0][0].set_ylabel("cumulative regret (Definition 1)")
-    if handles:
-        fig.legend(list(handles.values()), list(handles), loc="upper center", ncol=min(len(handles), 5),
-                   frameon=False, bbox_to_anchor=(0.5, 1.0), fontsize=8)
-    runs = it["runs"]
-    fig.suptitle(f"{ITEM_TITLES[item]}\nmean ± 1 s.e. over {runs} runs, T = {it['horizon']:.3g}, fidelity {fidelity}",
-                 y=0.01, va="bottom", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.08, 1, 0.97))
-    save_figure(fig, out_paths)
+    title = ITEM_TITLES[item].split(": ", 1)[-1]
+    drawn = [plotting.Panel(f"{title}\n[{dataset}]" if len(panels) == 1 else dataset, None,
+                            item_curves(data[data["dataset"] == dataset], it, item)) for dataset in panels]
+    footer = (f"{ITEM_TITLES[item]}\nmean ± 1 s.e. over {it['runs']} runs, T = {it['horizon']:.3g}, "
+              f"fidelity {fidelity}")
+    save_figure(plotting.curve_panels(item_frame(len(panels)), drawn, None, footer), out_paths)
 
 
 def final_values(specs: Sequence[ShardSpec], kind: str = KINDS[0]) -> np.ndarray:
