@@ -1,9 +1,9 @@
 """The committed tables do not depend on the processor's vector units.
 
-numpy chooses its SIMD kernels (AVX2, AVX-512) and OpenBLAS its kernels for the processor at run
-time, and their last bits differ.  A few steps are rebuilt here from the committed results
+numpy chooses its SIMD kernels (AVX2, AVX-512), OpenBLAS its kernels and glibc its FMA or
+non-FMA variants of log, exp and pow for the processor at run time, and their last bits differ.  A few steps are rebuilt here from the committed results
 archive with numpy's dispatch lowered to the baseline and OpenBLAS forced to an old core type,
-as on a processor without AVX2 or AVX-512, and every table and figure they write must equal
+and glibc's FMA variants switched off, as on a processor without AVX2, FMA or AVX-512, and every table and figure they write must equal
 the committed bytes.  The steps are chosen to be fast and to cover the statistics that once took processor
 dependent paths: means and standard errors over runs, covariances (Komiyama et al.'s Table 1),
 fixed-effect and censored fits on the instances' ground truths and their figure on logarithmic
@@ -21,8 +21,10 @@ from pathlib import Path
 
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-#: numpy 2.4 names: no X86-64-v3/v4 (AVX2, FMA, AVX-512) kernels; OpenBLAS's Prescott kernels.
-LOWERED = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL", "OPENBLAS_CORETYPE": "Prescott"}
+#: numpy 2.4 names: no X86-64-v3/v4 (AVX2, FMA, AVX-512) kernels; OpenBLAS's Prescott kernels;
+#: glibc's libm without its AVX2/FMA variants of log, exp and pow (as on a processor without FMA).
+LOWERED = {"NPY_DISABLE_CPU_FEATURES": "X86_V3 X86_V4 AVX512_ICL", "OPENBLAS_CORETYPE": "Prescott",
+           "GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA"}
 #: (experiment, reading variant or "", step): each reads the committed archive and inputs.
 STEPS = [
     ("komiyama2016", "", "table1"),

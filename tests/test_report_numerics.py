@@ -5,6 +5,7 @@ least-squares formulas equal to numpy's and scipy's up to rounding."""
 from __future__ import annotations
 
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -167,3 +168,38 @@ def test_log_exp_and_pow_are_the_c_library_ones_with_numpy_conventions():
     assert math.isnan(N.flog([-1.0])[0]) and N.fexp([1e4])[0] == math.inf
     assert N.fpow([0.0], -1.0)[0] == math.inf and math.isnan(N.fpow([-2.0], 0.5)[0])
     assert N.flog(np.ones((2, 3))).shape == (2, 3)
+
+
+def _arguments():
+    rng = np.random.default_rng(7)
+    return np.concatenate([rng.uniform(1e-6, 1e7, 3000), rng.uniform(-40.0, 40.0, 3000)])
+
+
+def test_log_exp_pow_are_correctly_rounded():
+    """Against 60-digit decimal references rounded to the nearest double."""
+    import decimal
+
+    ctx = decimal.Context(prec=60)
+    x = _arguments()
+    pos = np.abs(x) + 0.25
+    assert N.flog(pos).tolist() == [float(ctx.ln(decimal.Decimal(v))) for v in pos.tolist()]
+    e = x[3000:]
+    assert N.fexp(e).tolist() == [float(ctx.exp(decimal.Decimal(v))) for v in e.tolist()]
+    assert N.flog(pos, 10).tolist() == [float(ctx.log10(decimal.Decimal(v))) for v in pos.tolist()]
+    got = N.fpow(pos[:500], 1.7).tolist()
+    assert got == [float(ctx.power(decimal.Decimal(v), decimal.Decimal(1.7))) for v in pos[:500].tolist()]
+
+
+def test_log_exp_do_not_depend_on_the_c_library_variant():
+    """glibc's FMA and non-FMA variants of log and exp differ for a few arguments in 10**5; the
+    functions here give the same bits with the FMA variants switched off."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from duelbench.report.numerics import flog, fexp;"
+            "x = np.random.default_rng(7).uniform(1e-6, 1e7, 40000);"
+            "sys.stdout.write((flog(x).tobytes() + fexp(x / 1e6).tobytes()).hex())")
+    out = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, **extra}).stdout
+           for extra in ({}, {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA"})]
+    assert out[0] == out[1]

@@ -6,8 +6,8 @@ colour derived from sha256 of their name (stable across processes and machines) 
 registry's ``title`` as label.
 
 Figures are written without timestamps in their metadata (:func:`save_figure`), so the same
-data give the same PDF/PNG bytes; logarithmic axes take the C library's logarithm
-(:class:`LibmLogScale`), so the same data give the same pixels on every processor.
+data give the same PDF/PNG bytes; logarithmic axes take a correctly rounded logarithm
+(:class:`ExactLogScale`), so the same data give the same pixels on every processor.
 """
 
 from __future__ import annotations
@@ -30,10 +30,11 @@ import numpy as np  # noqa: E402
 from duelbench.report.numerics import flog, fpow  # noqa: E402
 
 
-class LibmLogTransform(mscale.LogTransform):
-    """matplotlib's logarithmic axis transform with the C library's logarithm
-    (:func:`duelbench.report.numerics.flog`): numpy's vectorised one differs between processors in
-    the last bit, which now and then moves a drawn point into the next pixel."""
+class ExactLogTransform(mscale.LogTransform):
+    """matplotlib's logarithmic axis transform with a correctly rounded logarithm
+    (:func:`duelbench.report.numerics.flog`): numpy's vectorised one and the C library's differ
+    between processors in the last bit, which now and then moves a drawn point into the next
+    pixel."""
 
     def transform_non_affine(self, values):
         a = np.asarray(values, dtype=np.float64)
@@ -43,29 +44,29 @@ class LibmLogTransform(mscale.LogTransform):
         return np.ma.array(out, mask=np.ma.getmaskarray(values)) if np.ma.isMaskedArray(values) else out
 
     def inverted(self):
-        return LibmInvertedLogTransform(self.base)
+        return ExactInvertedLogTransform(self.base)
 
 
-class LibmInvertedLogTransform(mscale.InvertedLogTransform):
-    """The inverse of :class:`LibmLogTransform`, ``base ** value`` by the C library's ``pow``."""
+class ExactInvertedLogTransform(mscale.InvertedLogTransform):
+    """The inverse of :class:`ExactLogTransform`, ``base ** value`` correctly rounded (:func:`duelbench.report.numerics.fpow`)."""
 
     def transform_non_affine(self, values):
         return fpow(self.base, values)
 
     def inverted(self):
-        return LibmLogTransform(self.base)
+        return ExactLogTransform(self.base)
 
 
-class LibmLogScale(mscale.LogScale):
-    """The ``"log"`` axis scale of matplotlib with :class:`LibmLogTransform` (registered in its
+class ExactLogScale(mscale.LogScale):
+    """The ``"log"`` axis scale of matplotlib with :class:`ExactLogTransform` (registered in its
     place when this module is imported, so every figure's logarithmic axes use it)."""
 
     def __init__(self, *, base=10, subs=None, nonpositive="clip"):
         super().__init__(base=base, subs=subs, nonpositive=nonpositive)
-        self._transform = LibmLogTransform(base, nonpositive)
+        self._transform = ExactLogTransform(base, nonpositive)
 
 
-mscale.register_scale(LibmLogScale)
+mscale.register_scale(ExactLogScale)
 
 # Okabe–Ito colour-blind-safe palette, then tab10 shades for the rest.
 _OI = {

@@ -11,9 +11,10 @@ is computed from the functions here instead:
   terms, the same whatever their order and whatever the processor;
 * every product, quotient and square root is one IEEE-754 operation on two floats (correctly
   rounded, hence the same on every processor); numpy's element-wise arithmetic is such;
-* logarithms, exponentials and powers are the C library's (:func:`flog`, :func:`fexp`,
-  :func:`fpow`): numpy's own vectorised ``np.log``, ``np.exp`` and ``np.power`` take other code
-  paths on processors with AVX-512 and differ there in the last bit.
+* logarithms, exponentials and powers are correctly rounded in decimal arithmetic (:func:`flog`,
+  :func:`fexp`, :func:`fpow`): numpy's vectorised ``np.log``, ``np.exp`` and ``np.power`` take
+  other code paths on processors with AVX-512, and the C library's (``math.log``) other code
+  paths on processors without FMA, and both differ there in the last bit.
 
 Accuracy (``u = 2**-53``, the unit roundoff): :func:`fsum` errs by at most ``u·|sum|``;
 :func:`fmean` by at most about ``2u`` relative; :func:`fdot` by at most ``u·(|x·y| + Σ|x_i·y_i|)``
@@ -25,7 +26,9 @@ terms.
 
 from __future__ import annotations
 
+import decimal
 import math
+
 import numpy as np
 
 
@@ -49,25 +52,37 @@ def fsum(values) -> float:
         return math.nan
 
 
-#: The C library's logarithm of each base numpy has its own function for.
-_LOGS = {None: math.log, math.e: math.log, 10: math.log10, 2: math.log2}
+#: Logarithms, exponentials and powers are computed in decimal arithmetic (:mod:`decimal`, which
+#: is software and rounds ``ln``, ``log10`` and ``exp`` correctly) at 34 significant digits, then
+#: rounded to the nearest double: the result is the correctly rounded value for every argument
+#: that is not within 10**-34 relative of a midpoint between two doubles, on every processor.
+#: The C library's ``log``, ``exp`` and ``pow`` are not: glibc picks an FMA or a non-FMA variant
+#: for the processor at run time, and they differ in the last bit for a few arguments in 10**5.
+_DECIMAL = decimal.Context(prec=34, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+_LN2 = _DECIMAL.ln(decimal.Decimal(2))
 
 
 def _log(v: float, base: float | None = None) -> float:
-    """``math.log`` (to ``base``; natural for None) with numpy's conventions: ``-inf`` at 0, NaN
-    below."""
-    if v > 0:
-        log = _LOGS.get(base)
-        return log(v) if log else math.log(v) / math.log(base)
-    return -math.inf if v == 0 else math.nan
+    """Logarithm of ``v`` (natural for None or ``math.e``; else to ``base``), rounded to the
+    nearest double; numpy's conventions: ``-inf`` at 0, NaN below 0 and for NaN."""
+    if not v > 0:
+        return -math.inf if v == 0 else math.nan
+    if v == math.inf:
+        return math.inf
+    d = decimal.Decimal(v)  # exact
+    if base is None or base == math.e:
+        return float(_DECIMAL.ln(d))
+    if base == 10:
+        return float(_DECIMAL.log10(d))
+    b = _LN2 if base == 2 else _DECIMAL.ln(decimal.Decimal(base))
+    return float(_DECIMAL.divide(_DECIMAL.ln(d), b))
 
 
 def _exp(v: float) -> float:
-    """``math.exp`` with numpy's convention: ``inf`` on overflow."""
-    try:
-        return math.exp(v)
-    except OverflowError:
-        return math.inf
+    """``e ** v`` rounded to the nearest double (``inf`` on overflow, 0 on underflow)."""
+    if not math.isfinite(v):
+        return v if v != -math.inf else 0.0
+    return float(_DECIMAL.exp(decimal.Decimal(v)))
 
 
 def _elementwise(f, x) -> np.ndarray:
@@ -77,19 +92,26 @@ def _elementwise(f, x) -> np.ndarray:
 
 
 def flog(x, base: float | None = None) -> np.ndarray:
-    """Logarithm of every element of ``x`` by the C library, natural or to ``base`` (as
-    ``np.log``, ``np.log10``, ``np.log2``: ``-inf`` at 0, NaN below 0)."""
+    """Logarithm of every element of ``x``, natural or to ``base`` (as ``np.log``, ``np.log10``,
+    ``np.log2``: ``-inf`` at 0, NaN below 0), correctly rounded (:data:`_DECIMAL`)."""
     return _elementwise(lambda v: _log(v, base), x)
 
 
 def fexp(x) -> np.ndarray:
-    """Exponential of every element of ``x`` by the C library (``inf`` on overflow)."""
+    """Exponential of every element of ``x``, correctly rounded (:data:`_DECIMAL`; ``inf`` on
+    overflow)."""
     return _elementwise(_exp, x)
 
 
 def _pow(v: float, p: float) -> float:
-    """``math.pow`` with numpy's conventions: ``inf`` on overflow and for 0 to a negative power,
-    NaN for a negative base to a non-integer power."""
+    """``v ** p`` with numpy's conventions: ``inf`` on overflow and for 0 to a negative power,
+    NaN for a negative base to a non-integer power.  Finite non-zero ``v`` and finite ``p`` in
+    decimal arithmetic (:data:`_DECIMAL`); the special values (0, infinities, NaN) by
+    :func:`math.pow`, whose results there are exact and fixed by IEEE 754."""
+    if v != 0 and math.isfinite(v) and math.isfinite(p):
+        if v < 0 and p != math.floor(p):
+            return math.nan
+        return float(_DECIMAL.power(decimal.Decimal(v), decimal.Decimal(p)))
     try:
         return math.pow(v, p)
     except OverflowError:
@@ -99,8 +121,8 @@ def _pow(v: float, p: float) -> float:
 
 
 def fpow(x, p) -> np.ndarray:
-    """``x ** p`` element by element (``x`` and ``p`` broadcast against each other) by the C
-    library's ``pow``."""
+    """``x ** p`` element by element (``x`` and ``p`` broadcast against each other), rounded to
+    the nearest double (:func:`_pow`)."""
     x, p = np.broadcast_arrays(np.asarray(x, dtype=np.float64), np.asarray(p, dtype=np.float64))
     return np.array([_pow(a, b) for a, b in zip(x.ravel().tolist(), p.ravel().tolist())],
                     dtype=np.float64).reshape(x.shape)
