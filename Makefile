@@ -14,7 +14,7 @@ LOCK := requirements.lock
 # Tools of the test runner only (they compute no number): kept out of $(LOCK), whose sha256 is
 # part of every archived result's key, so adding one invalidates no archived shard.
 TEST_LOCK := requirements-test.lock
-TEST_TOOLS := pytest-xdist==3.8.0
+TEST_TOOLS := pytest-xdist==3.8.0 snakefmt==2.1.0
 STAMP := $(VENV)/.duelbench-installed
 BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all
