@@ -30,6 +30,8 @@ rule engine_throughput:
         # the benchmark's own code closure and every algorithm's (an edit reruns the timing)
         code=module_closure_hash("duelbench.bench"),
         algorithms={a: code_hash(a) for a in dbx_bench.compiled_algorithms()},
+    conda:
+        "../envs/duelbench.yaml"
     script:
         "../scripts/throughput.py"
 

@@ -2,13 +2,11 @@
 # duelbench.experiments.contract (plans from duelbench.experiments.planning): for each configured experiment, one rule per declared step
 # (`<experiment>_<step>`, running workflow/scripts/step.py), the target rule `<experiment>`
 # and its outputs in `all`. Simulation shards come from the results archive when it holds them
-# (valid for this code and requirements.lock), else from the generic simulate_shard rule;
-# sample shards likewise, else from the generic sample_shard rule (common.smk).
+# (valid for this code and requirements.lock), else from the generic simulate_shard rule (jobs.smk);
+# sample shards likewise, else from the generic sample_shard rule (jobs.smk).
 
 import duelbench.experiments.bench_all as dbx_bench_all
-import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.planning as dbx_planning
-from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
 PLANS = {}
@@ -20,56 +18,6 @@ for _name in dbx_contract.configured(config):
         READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
     except (dbc.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
-
-
-def step_shards(plan):
-    """Input function: each shard's archive entry when valid, else its results file
-    (:func:`planned_input`: recomputed if it does not match its provenance sidecar)."""
-
-    def inputs(wildcards):
-        sources = sources_for(plan.kinds)
-        return [planned_input(sources, spec) for spec in plan.shards]
-
-    return inputs
-
-
-def step_samples(plan, families):
-    """Input function: each sample shard's archive entry when valid, else its results file."""
-
-    def inputs(wildcards):
-        return [sample_source(shard) for family in families for shard in plan.sample_family(family)]
-
-    return inputs
-
-
-#: Outputs shown in the Snakemake report (`snakemake --report`): figures as PNG, tables as CSV.
-REPORT_SUFFIXES = (".png", ".csv")
-
-
-def step_outputs(plan, step, in_report=True):
-    """Named outputs of a step and their sidecars; what an item shows goes to the report, with
-    the item's caption (written from the plan by dbx_contract.write_caption)."""
-    shown = {p: item for item in plan.items for p in item.outputs} if in_report else {}
-    out = {}
-    for key, path in step.outputs.items():
-        item = shown.get(path)
-        if item is not None and path.endswith(REPORT_SUFFIXES):
-            caption = dbx_contract.write_caption(plan, item, f".snakemake/report_captions/{FIDELITY}")
-            out[key] = report(path, caption=os.path.abspath(caption), category=plan.name,
-                              subcategory=item.title, labels={"item": item.id, "file": os.path.basename(path)})
-        else:
-            out[key] = path
-        out[f"{key}_meta"] = sidecar(path)
-    return out
-
-
-def step_inputs(plan, step):
-    named = dict(step.inputs)
-    if step.shards:
-        named["shards"] = step_shards(plan)
-    if step.families:
-        named["samples"] = step_samples(plan, step.families)
-    return named
 
 
 #: paper -> its plan with the algorithm of `--config bench_all=NAME` added (duelbench.experiments.bench_all)
@@ -120,6 +68,8 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
             threads: 1
             group:
                 STEP_GROUP
+            conda:
+                "../envs/duelbench.yaml"
             script:
                 "../scripts/step.py"
 
@@ -147,6 +97,8 @@ if BENCH_ALL_PLANS:
         log:
             f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
         threads: 1
+        conda:
+            "../envs/duelbench.yaml"
         script:
             "../scripts/bench_all.py"
 

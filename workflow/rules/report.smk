@@ -6,26 +6,6 @@
 STATUS_OUT = f"{dbc.figures_root(config)}/replication_status.csv"
 
 
-def _items_json():
-    """Every experiment's declared items, as a rule parameter of the report rules."""
-    import dataclasses
-
-    return json.dumps({n: [dataclasses.asdict(i) for i in p.items] for n, p in PLANS.items()}, sort_keys=True)
-
-
-def _report_code(module):
-    """Hash of a report module's code closure (a rule parameter: editing the code reruns the rule)."""
-    from duelbench.provenance.codehash import module_closure_hash
-
-    return module_closure_hash(module)
-
-
-def _papers_checks(wildcards=None):
-    """Every registered checks.csv (read when the DAG is built, after all rules files are included)."""
-    return sorted(p for name, outs in EXPERIMENTS.items() if name != "report"
-                  for p in outs if os.path.basename(p) == "checks.csv")
-
-
 rule replication_status:
     input:
         _papers_checks,
@@ -42,17 +22,13 @@ rule replication_status:
         code=_report_code("duelbench.report.status"),
         # the items the rows are about (a change of a declaration reruns the table)
         paper_items=_items_json(),
+    conda:
+        "../envs/duelbench.yaml"
     script:
         "../scripts/status.py"
 
 
 REPORT_MD = f"{dbc.figures_root(config)}/REPORT.md"
-
-
-def _papers_outputs(wildcards=None):
-    """Every output of the experiments that have checks (REPORT.md shows their items)."""
-    papers = {os.path.basename(os.path.dirname(p)) for p in _papers_checks()}
-    return sorted(p for name, outs in EXPERIMENTS.items() if name in papers for p in outs)
 
 
 rule report_markdown:
@@ -72,6 +48,8 @@ rule report_markdown:
     params:
         code=_report_code("duelbench.report.markdown"),
         paper_items=_items_json(),
+    conda:
+        "../envs/duelbench.yaml"
     script:
         "../scripts/report_md.py"
 
@@ -95,6 +73,8 @@ rule verdict_changelog:
         "verdicts changed since the blessed version -> {output.md}"
     params:
         code=_report_code("duelbench.report.changelog"),
+    conda:
+        "../envs/duelbench.yaml"
     script:
         "../scripts/changelog.py"
 
