@@ -19,7 +19,6 @@ from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
 from duelbench.engine.shard_sources import sources_for
 
-
 # ---------------------------------------------------------------------------------------------
 # configuration: schema, fidelity overrides, semantic checks
 # ---------------------------------------------------------------------------------------------
@@ -28,9 +27,13 @@ CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yam
 # The user's layers (USER_LAYERS, read in the Snakefile) win over the fidelity's overrides;
 # `duelbench config-check` decides with the same function.
 try:
-    _effective, _notes = dbc_files.resolve_config(config, USER_LAYERS, schema=CONFIG_SCHEMA)
+    _effective, _notes = dbc_files.resolve_config(
+        config, USER_LAYERS, schema=CONFIG_SCHEMA
+    )
 except dbc.ConfigError as _exc:
-    raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
+    raise WorkflowError(
+        f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)"
+    ) from None
 if workflow.is_main_process:
     for _note in _notes:
         print(f"configuration: {_note}", file=sys.stderr)
@@ -53,7 +56,9 @@ os.environ.update(DUELBENCH_DATA_DIR=os.path.abspath(DATA))
 # or `off` to rebuild every shard from scratch. Jobs read it from $DUELBENCH_ARCHIVE.
 _archive = str(config.get("archive", "archive"))
 os.environ[dbx_archive_sources.ENV] = (
-    "off" if _archive.strip().lower() in dbx_archive_sources.OFF else os.path.join(CHECKOUT, _archive)
+    "off"
+    if _archive.strip().lower() in dbx_archive_sources.OFF
+    else os.path.join(CHECKOUT, _archive)
 )
 
 
@@ -104,7 +109,9 @@ def register_samples(shards):
     for shard in shards:
         old = SAMPLES.setdefault(shard.path, shard)
         if old.job_params() != shard.job_params():
-            raise WorkflowError(f"sample shard {shard.path} is declared twice with different jobs")
+            raise WorkflowError(
+                f"sample shard {shard.path} is declared twice with different jobs"
+            )
     return [s.path for s in shards]
 
 
@@ -112,7 +119,8 @@ def planned_input(sources, item):
     """An item's archive entry when valid for this code, else its results file, set aside first
     (with a warning) if it does not match its provenance sidecar. A set-aside file is forced to
     be recomputed: Snakemake would otherwise leave a missing intermediate file alone while the
-    outputs that read it look up to date, and those outputs may hold the rejected file's numbers."""
+    outputs that read it look up to date, and those outputs may hold the rejected file's numbers.
+    """
     path = sources.planned_source(item)
     if sources.rejected(item):
         workflow.dag.forcefiles.update(with_sidecars([item.path]))
@@ -128,11 +136,14 @@ def fallback_report():
     """Lines naming the shards this build computes instead of reading them from the archive,
     per reason (missing, stale code, corrupt, ...), with their estimated CPU time: what the
     input functions found while the DAG was built, limited to the shards a job of this build
-    writes (Snakemake leaves a missing shard alone while the outputs that read it are current)."""
+    writes (Snakemake leaves a missing shard alone while the outputs that read it are current).
+    """
     written = {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
     fallbacks = {}
     for sources in [*dbx_shard_sources.opened(), dbx_samples.sources()]:
-        fallbacks.update((path, fb) for path, fb in sources.fallbacks.items() if path in written)
+        fallbacks.update(
+            (path, fb) for path, fb in sources.fallbacks.items() if path in written
+        )
     return dbx_fallbacks.report(fallbacks.values())
 
 
@@ -184,11 +195,14 @@ def sample_of(wildcards):
     """The declared SampleShard named by the sample_shard rule's wildcards."""
     w = wildcards
     path = os.path.normpath(
-        f"{RESULTS}/{w.fidelity}/samples/{w.experiment}/{w.family}/{w.layout}/samples-{w.a}-{w.b}.npz")
+        f"{RESULTS}/{w.fidelity}/samples/{w.experiment}/{w.family}/{w.layout}/samples-{w.a}-{w.b}.npz"
+    )
     try:
         return SAMPLES[path]
     except KeyError:
-        raise WorkflowError(f"no configured experiment declares the sample shard {path}") from None
+        raise WorkflowError(
+            f"no configured experiment declares the sample shard {path}"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -209,7 +223,11 @@ def step_samples(plan, families):
     """Input function: each sample shard's archive entry when valid, else its results file."""
 
     def inputs(wildcards):
-        return [sample_source(shard) for family in families for shard in plan.sample_family(family)]
+        return [
+            sample_source(shard)
+            for family in families
+            for shard in plan.sample_family(family)
+        ]
 
     return inputs
 
@@ -226,9 +244,16 @@ def step_outputs(plan, step, in_report=True):
     for key, path in step.outputs.items():
         item = shown.get(path)
         if item is not None and path.endswith(REPORT_SUFFIXES):
-            caption = dbx_contract.write_caption(plan, item, f".snakemake/report_captions/{FIDELITY}")
-            out[key] = report(path, caption=os.path.abspath(caption), category=plan.name,
-                              subcategory=item.title, labels={"item": item.id, "file": os.path.basename(path)})
+            caption = dbx_contract.write_caption(
+                plan, item, f".snakemake/report_captions/{FIDELITY}"
+            )
+            out[key] = report(
+                path,
+                caption=os.path.abspath(caption),
+                category=plan.name,
+                subcategory=item.title,
+                labels={"item": item.id, "file": os.path.basename(path)},
+            )
         else:
             out[key] = path
         out[f"{key}_meta"] = sidecar(path)
@@ -251,7 +276,10 @@ def _items_json():
     """Every experiment's declared items, as a rule parameter of the report rules."""
     import dataclasses
 
-    return json.dumps({n: [dataclasses.asdict(i) for i in p.items] for n, p in PLANS.items()}, sort_keys=True)
+    return json.dumps(
+        {n: [dataclasses.asdict(i) for i in p.items] for n, p in PLANS.items()},
+        sort_keys=True,
+    )
 
 
 def _report_code(module):
@@ -263,11 +291,18 @@ def _report_code(module):
 
 def _papers_checks(wildcards=None):
     """Every registered checks.csv (read when the DAG is built, after all rules files are included)."""
-    return sorted(p for name, outs in EXPERIMENTS.items() if name != "report"
-                  for p in outs if os.path.basename(p) == "checks.csv")
+    return sorted(
+        p
+        for name, outs in EXPERIMENTS.items()
+        if name != "report"
+        for p in outs
+        if os.path.basename(p) == "checks.csv"
+    )
 
 
 def _papers_outputs(wildcards=None):
     """Every output of the experiments that have checks (REPORT.md shows their items)."""
     papers = {os.path.basename(os.path.dirname(p)) for p in _papers_checks()}
-    return sorted(p for name, outs in EXPERIMENTS.items() if name in papers for p in outs)
+    return sorted(
+        p for name, outs in EXPERIMENTS.items() if name in papers for p in outs
+    )

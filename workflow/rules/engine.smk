@@ -15,23 +15,33 @@ rule engine_throughput:
     input:
         # compiled once by the warm-up jobs (timings exclude compilation either way)
         warm=[warmup_flag(a) for a in dbx_bench.compiled_algorithms()],
-        data=sorted({f for d in dbx_bench.DEFAULT_INSTANCES for f in dbc.dataset_inputs(d, DATA)}),
+        data=sorted(
+            {
+                f
+                for d in dbx_bench.DEFAULT_INSTANCES
+                for f in dbc.dataset_inputs(d, DATA)
+            }
+        ),
     output:
-        csv=report(THROUGHPUT_CSV, caption="../report/engine_throughput.rst", category="engine"),
+        csv=report(
+            THROUGHPUT_CSV,
+            caption="../report/engine_throughput.rst",
+            category="engine",
+        ),
         md=THROUGHPUT_MD,
         meta=sidecar(THROUGHPUT_CSV),
     log:
         f"{RESULTS}/logs/{FIDELITY}/engine_throughput.log",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
-    message:
-        "engine throughput of every compiled algorithm -> {output.csv}"
     params:
         settings=config.get("throughput", {}),
         # the benchmark's own code closure and every algorithm's (an edit reruns the timing)
         code=module_closure_hash("duelbench.bench"),
         algorithms={a: code_hash(a) for a in dbx_bench.compiled_algorithms()},
-    conda:
-        "../envs/duelbench.yaml"
+    message:
+        "engine throughput of every compiled algorithm -> {output.csv}"
     script:
         "../scripts/throughput.py"
 

@@ -15,7 +15,9 @@ READING_PLANS = {}
 for _name in dbx_contract.configured(config):
     try:
         PLANS[_name], _variants = dbx_planning.plans(config, _name)
-        READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
+        READING_PLANS.update(
+            {(_name, _rid): _rplan for _rid, _rplan in _variants.items()}
+        )
     except (dbc.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
 
@@ -35,11 +37,17 @@ STEP_GROUP = "steps"
 # the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
 # bench-all plans (outputs under results/bench_all/, built only by the `bench_all` target).
 # Each entry: (experiment, plan, rule-name prefix, log folder, reading id, bench-all plan?).
-_ALL_PLANS = ([(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
-              + [(_name, _plan, f"{_name}__{_rid}__", f"{_name}/readings/{_rid}", _rid, False)
-                 for (_name, _rid), _plan in READING_PLANS.items()]
-              + [(_name, _plan, f"bench_all__{_name}__", f"bench_all/{_name}", "", True)
-                 for _name, _plan in BENCH_ALL_PLANS.items()])
+_ALL_PLANS = (
+    [(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
+    + [
+        (_name, _plan, f"{_name}__{_rid}__", f"{_name}/readings/{_rid}", _rid, False)
+        for (_name, _rid), _plan in READING_PLANS.items()
+    ]
+    + [
+        (_name, _plan, f"bench_all__{_name}__", f"bench_all/{_name}", "", True)
+        for _name, _plan in BENCH_ALL_PLANS.items()
+    ]
+)
 for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
     _declared = not (_rid or _bench)
     register_shards(_plan.shards, owner=_logs)
@@ -54,6 +62,13 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 **step_inputs(_plan, _step),
             output:
                 **step_outputs(_plan, _step, in_report=_declared),
+            log:
+                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
+            group:
+                STEP_GROUP
+            conda:
+                "../envs/duelbench.yaml"
+            threads: 1
             params:
                 experiment=_name,
                 reading=_rid,
@@ -61,15 +76,8 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 step=_step.name,
                 settings=json.dumps(_step.settings, sort_keys=True, default=str),
                 code=_code,
-            log:
-                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
             message:
                 _step.message or f"{_logs}: {_step.name}"
-            threads: 1
-            group:
-                STEP_GROUP
-            conda:
-                "../envs/duelbench.yaml"
             script:
                 "../scripts/step.py"
 
@@ -90,20 +98,24 @@ if BENCH_ALL_PLANS:
             md=_BENCH_OUT["md"],
             csv_meta=sidecar(_BENCH_OUT["csv"]),
             md_meta=sidecar(_BENCH_OUT["md"]),
+        log:
+            f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
+        conda:
+            "../envs/duelbench.yaml"
+        threads: 1
         params:
             algorithm=dbx_bench_all.algorithm(config),
             curves=json.dumps({n: list(p.curves) for n, p in BENCH_ALL_PLANS.items()}),
             fidelity=FIDELITY,
-        log:
-            f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
-        threads: 1
-        conda:
-            "../envs/duelbench.yaml"
         script:
             "../scripts/bench_all.py"
 
     rule bench_all:
-        localrule: True
         input:
             _BENCH_OUT["csv"],
-            [path for p in BENCH_ALL_PLANS.values() for path in dbx_bench_all.regret_figures(p)],
+            [
+                path
+                for p in BENCH_ALL_PLANS.values()
+                for path in dbx_bench_all.regret_figures(p)
+            ],
+        localrule: True

@@ -4,22 +4,22 @@
 
 
 rule warmup_numba:
-    wildcard_constraints:
-        algorithm=r"[a-z0-9_]+",
-        codehash=rf"[0-9a-f]{{{dbj.WARMUP_HASH_LEN}}}",
     output:
         flag=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done",
         meta=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done.json",
     log:
         f"{RESULTS}/logs/warmup/{{algorithm}}-{{codehash}}.log",
+    wildcard_constraints:
+        algorithm=r"[a-z0-9_]+",
+        codehash=rf"[0-9a-f]{{{dbj.WARMUP_HASH_LEN}}}",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
     resources:
         runtime=30,
         mem_mb=2000,
     message:
         "compiling numba kernels of {wildcards.algorithm}"
-    conda:
-        "../envs/duelbench.yaml"
     shell:
         "python -m duelbench.engine.job_main warmup {output.flag:q} {wildcards.algorithm} "
         "--expect-hash {wildcards.codehash} --log {log:q}"
@@ -35,6 +35,8 @@ rule simulate_shard:
     output:
         npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
+    log:
+        f"{RESULTS}/logs/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.log",
     wildcard_constraints:
         fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
         dataset=r"[A-Za-z0-9_.-]+",
@@ -43,20 +45,18 @@ rule simulate_shard:
         horizon=r"[0-9]+",
         a=r"[0-9]+",
         b=r"[0-9]+",
-    params:
-        code=lambda wildcards: code_hash(wildcards.algorithm),
-        job=lambda wildcards: shard_spec(wildcards).job_params(),
-    log:
-        f"{RESULTS}/logs/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.log",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
     resources:
         runtime=shard_runtime,
         mem_mb=1000,
+    params:
+        code=lambda wildcards: code_hash(wildcards.algorithm),
+        job=lambda wildcards: shard_spec(wildcards).job_params(),
     message:
         "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
-    conda:
-        "../envs/duelbench.yaml"
     shell:
         "python -m duelbench.engine.job_main simulate {output.npz:q} {params.job:q} --log {log:q}"
 
@@ -66,10 +66,18 @@ rule simulate_shard:
 # ---------------------------------------------------------------------------------------------
 rule sample_shard:
     input:
-        data=lambda wildcards: sorted({f for d in sample_of(wildcards).datasets for f in dbc.dataset_inputs(d, DATA)}),
+        data=lambda wildcards: sorted(
+            {
+                f
+                for d in sample_of(wildcards).datasets
+                for f in dbc.dataset_inputs(d, DATA)
+            }
+        ),
     output:
         npz=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz.json",
+    log:
+        f"{RESULTS}/logs/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.log",
     wildcard_constraints:
         fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
         experiment=r"[a-z0-9_]+",
@@ -77,20 +85,19 @@ rule sample_shard:
         layout=r"[0-9a-f]{10}",
         a=r"[0-9]+",
         b=r"[0-9]+",
-    params:
-        job=lambda wildcards: sample_of(wildcards).job_params(),
-        code=lambda wildcards: dbx_samples.function_code_hash(sample_of(wildcards).experiment,
-                                                              sample_of(wildcards).function),
-    log:
-        f"{RESULTS}/logs/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.log",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
     resources:
         runtime=60,
         mem_mb=1000,
+    params:
+        job=lambda wildcards: sample_of(wildcards).job_params(),
+        code=lambda wildcards: dbx_samples.function_code_hash(
+            sample_of(wildcards).experiment, sample_of(wildcards).function
+        ),
     message:
         "{wildcards.experiment}: {wildcards.family} samples {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
-    conda:
-        "../envs/duelbench.yaml"
     shell:
         "python -m duelbench.engine.job_main sample {output.npz:q} {params.job:q} --log {log:q}"
 
@@ -102,22 +109,22 @@ rule sample_shard:
 # the archive: an archived shard's key holds its matrix's sha256, so it can only be verified,
 # hence used, once the matrix is installed (`make figures` runs this first).
 rule data:
-    localrule: True
     input:
         [f"{DATA}/mslr/{f.filename}" for f in dbx_mslr.MSLR_FILES.values()],
+    localrule: True
 
 
 rule fetch_mslr:
-    wildcard_constraints:
-        file=r"[A-Za-z0-9_.-]+",
     output:
         f"{DATA}/mslr/{{file}}.npz",
     log:
         f"{RESULTS}/logs/fetch_mslr/{{file}}.log",
+    wildcard_constraints:
+        file=r"[A-Za-z0-9_.-]+",
     localrule: True
-    message:
-        "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
     conda:
         "../envs/duelbench.yaml"
+    message:
+        "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
     shell:
         "python -m duelbench.engine.job_main fetch-mslr {wildcards.file:q}.npz {output:q} --log {log:q}"

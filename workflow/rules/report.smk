@@ -10,20 +10,22 @@ rule replication_status:
     input:
         _papers_checks,
     output:
-        csv=report(STATUS_OUT, caption="../report/replication_status.rst", category="status"),
+        csv=report(
+            STATUS_OUT, caption="../report/replication_status.rst", category="status"
+        ),
         meta=sidecar(STATUS_OUT),
     log:
         f"{RESULTS}/logs/{FIDELITY}/replication_status.log",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
-    message:
-        "replication status of every paper -> {output.csv}"
     params:
         fidelity=FIDELITY,
         code=_report_code("duelbench.report.status"),
         # the items the rows are about (a change of a declaration reruns the table)
         paper_items=_items_json(),
-    conda:
-        "../envs/duelbench.yaml"
+    message:
+        "replication status of every paper -> {output.csv}"
     script:
         "../scripts/status.py"
 
@@ -42,14 +44,14 @@ rule report_markdown:
         meta=sidecar(REPORT_MD),
     log:
         f"{RESULTS}/logs/{FIDELITY}/report_markdown.log",
+    conda:
+        "../envs/duelbench.yaml"
     threads: 1
-    message:
-        "the replication report -> {output.md}"
     params:
         code=_report_code("duelbench.report.markdown"),
         paper_items=_items_json(),
-    conda:
-        "../envs/duelbench.yaml"
+    message:
+        "the replication report -> {output.md}"
     script:
         "../scripts/report_md.py"
 
@@ -68,15 +70,17 @@ rule verdict_changelog:
         meta=with_sidecars([CHANGELOG_CSV, CHANGELOG_MD])[2:],
     log:
         f"{RESULTS}/logs/{FIDELITY}/verdict_changelog.log",
-    threads: 1
-    message:
-        "verdicts changed since the blessed version -> {output.md}"
-    params:
-        code=_report_code("duelbench.report.changelog"),
     conda:
         "../envs/duelbench.yaml"
+    threads: 1
+    params:
+        code=_report_code("duelbench.report.changelog"),
+    message:
+        "verdicts changed since the blessed version -> {output.md}"
     script:
         "../scripts/changelog.py"
 
 
-register_experiment("report", with_sidecars([STATUS_OUT, REPORT_MD, CHANGELOG_CSV, CHANGELOG_MD]))
+register_experiment(
+    "report", with_sidecars([STATUS_OUT, REPORT_MD, CHANGELOG_CSV, CHANGELOG_MD])
+)
