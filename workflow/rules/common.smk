@@ -15,6 +15,7 @@ import duelbench.archive.fallbacks as dbx_fallbacks
 import duelbench.engine.shard_sources as dbx_shard_sources
 import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.samples as dbx_samples
+import duelbench.report.uncertainty as dbx_uncertainty
 from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
 from duelbench.engine.shard_sources import sources_for
@@ -238,14 +239,17 @@ REPORT_SUFFIXES = (".png", ".csv")
 
 def step_outputs(plan, step, in_report=True):
     """Named outputs of a step and their sidecars; what an item shows goes to the report, with
-    the item's caption (written from the plan by dbx_contract.write_caption)."""
+    the item's caption (written from the plan by dbx_contract.write_caption; a figure's with its
+    error bars, their source of variability and its compute, as in REPORT.md)."""
     shown = {p: item for item in plan.items for p in item.outputs} if in_report else {}
     out = {}
     for key, path in step.outputs.items():
         item = shown.get(path)
         if item is not None and path.endswith(REPORT_SUFFIXES):
             caption = dbx_contract.write_caption(
-                plan, item, f".snakemake/report_captions/{FIDELITY}"
+                plan,
+                dbx_uncertainty.with_statement(plan, item),
+                f".snakemake/report_captions/{FIDELITY}",
             )
             out[key] = report(
                 path,
