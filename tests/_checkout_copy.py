@@ -1,9 +1,9 @@
 """A snapshot of this checkout in a temporary folder, for end-to-end workflow tests.
 
 The copy is a fresh git repository (so provenance sidecars record its commit), holding the
-lock files (archive entries are keyed by requirements.lock; the workflow's conda environment is
-environment.yml), the package, the configuration, the workflow (``workflow/Snakefile``,
-optionally only some rules files) and the whole ``data`` folder without downloaded MSLR files. Its results and Snakemake metadata stay out of the working tree (the compiled cache
+Snakefile, the lock files (archive entries are keyed by requirements.lock; the workflow's conda
+environment is environment.yml), the package, the configuration, the workflow (optionally only
+some rules files) and the whole ``data`` folder without downloaded MSLR files. Its results and Snakemake metadata stay out of the working tree (the compiled cache
 is shared, see :func:`snakemake_env`), and edits made there (to test reruns) touch nothing here.
 """
 
@@ -32,7 +32,7 @@ def copy_checkout(root: Path, rules: tuple[str, ...] | None = None, experiments:
     given, and only the config sections (and fidelity overrides) of ``experiments`` if given
     (the generic rules build every configured experiment)."""
     root.mkdir(parents=True, exist_ok=True)
-    for item in ("pyproject.toml", "requirements.lock", "environment.yml"):
+    for item in ("Snakefile", "pyproject.toml", "requirements.lock", "environment.yml"):
         shutil.copy2(CHECKOUT / item, root / item)
     for folder in ("workflow", "config", "src"):
         shutil.copytree(CHECKOUT / folder, root / folder, ignore=_IGNORE)

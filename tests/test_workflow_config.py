@@ -225,7 +225,7 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("demo:\n  runs: -1\n  algorithms: [rucb, nonexistent]\n")
     proc = subprocess.run(
-        [SNAKEMAKE, "-s", str(CHECKOUT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
+        [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
         capture_output=True, text=True, env=snakemake_env(), timeout=300,
     )
     assert proc.returncode != 0
@@ -234,7 +234,7 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
 
     bad.write_text("demo:\n  algorithms: [rucb, nonexistent]\n")
     proc = subprocess.run(
-        [SNAKEMAKE, "-s", str(CHECKOUT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
+        [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
         capture_output=True, text=True, env=snakemake_env(), timeout=300,
     )
     assert proc.returncode != 0
@@ -246,7 +246,7 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
                            ("zoghi2015:\n  figure1:\n    horizn: 10\n", "zoghi2015.figure1.horizn: unknown key")]:
         bad.write_text(text)
         proc = subprocess.run(
-            [SNAKEMAKE, "-s", str(CHECKOUT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
+            [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--configfile", str(bad)],
             capture_output=True, text=True, env=snakemake_env(), timeout=300,
         )
         out = proc.stdout + proc.stderr
@@ -256,7 +256,7 @@ def test_snakemake_rejects_bad_config_with_clear_message(tmp_path):
 
 def _dry_run(tmp_path, *args):
     proc = subprocess.run(
-        [SNAKEMAKE, "-s", str(CHECKOUT / "workflow" / "Snakefile"), "--directory", str(tmp_path), "-n", "--cores", "1", *args],
+        [SNAKEMAKE, "-s", str(CHECKOUT / "Snakefile"), "--directory", str(tmp_path), "-n", "--cores", "1", *args],
         capture_output=True, text=True, env=snakemake_env(), timeout=300,
     )
     return proc.returncode, proc.stdout + proc.stderr

@@ -18,7 +18,7 @@ from duelbench.algorithms.registry import param_hash
 from duelbench.experiments.demo import EXPERIMENT as demo
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-SNAKEFILE = CHECKOUT / "workflow" / "Snakefile"
+SNAKEFILE = CHECKOUT / "Snakefile"
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 PROFILES = CHECKOUT / "config" / "profiles"
 

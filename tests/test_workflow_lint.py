@@ -1,7 +1,8 @@
 """The workflow keeps the Snakemake workflow catalog's conventions: ``snakemake --lint`` finds
 nothing, ``snakefmt --check`` (the version pinned in requirements-test.lock) would change no
-rules file, and the catalog's layout is in place (workflow/Snakefile, config/README.md,
-.snakemake-workflow-catalog.yml, a conda environment for every rule)."""
+rules file, and the catalog's layout is in place (workflow/rules, config/README.md,
+.snakemake-workflow-catalog.yml, a conda environment for every rule); the main Snakefile stays at
+the repository root, where users run `snakemake`."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from _checkout_copy import SNAKEMAKE, copy_checkout, snakemake_env
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 WORKFLOW = CHECKOUT / "workflow"
-SNAKEFILES = [WORKFLOW / "Snakefile", *sorted((WORKFLOW / "rules").glob("*.smk"))]
+SNAKEFILES = [CHECKOUT / "Snakefile", *sorted((WORKFLOW / "rules").glob("*.smk"))]
 
 
 def _pinned(package: str) -> str:
@@ -57,13 +58,13 @@ def test_snakefmt_would_change_no_rules_file():
     proc = subprocess.run([snakefmt, "--check", *map(str, SNAKEFILES)], cwd=CHECKOUT, capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, (
-        "snakefmt would reformat the workflow (run `snakefmt workflow/Snakefile workflow/rules/*.smk`):\n"
+        "snakefmt would reformat the workflow (run `snakefmt Snakefile workflow/rules/*.smk`):\n"
         + proc.stdout + proc.stderr)
 
 
 def test_the_catalog_layout():
-    # the catalog takes workflow/Snakefile whenever a workflow/ folder exists
-    assert (WORKFLOW / "Snakefile").is_file() and not (CHECKOUT / "Snakefile").exists()
+    # the main file at the root, where users expect it (README says what the catalog expects)
+    assert (CHECKOUT / "Snakefile").is_file() and not (WORKFLOW / "Snakefile").exists()
     assert any(p.suffix == ".smk" for p in (WORKFLOW / "rules").iterdir())
     assert (CHECKOUT / "config" / "README.md").is_file()
     readme = (CHECKOUT / "README.md").read_text(encoding="utf-8").lower()

@@ -240,7 +240,7 @@ def test_without_mslr_data_only_mslr_jobs_fail(built, tmp_path):
     env.pop("no_proxy", None)
     env.pop("NO_PROXY", None)
     proc = subprocess.run(
-        [SNAKEMAKE, "-s", str(root / "workflow" / "Snakefile"), "--cores", "2", "--keep-going", "demo",
+        [SNAKEMAKE, "-s", str(root / "Snakefile"), "--cores", "2", "--keep-going", "demo",
          "--configfile", str(cfg)],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900,
     )

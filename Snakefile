@@ -5,8 +5,7 @@
 #   snakemake --profile config/profiles/quick            # quick fidelity (minutes)
 #   snakemake --profile config/profiles/slurm            # on a SLURM cluster
 #
-# Run from the repository root (Snakemake finds this file as workflow/Snakefile). See
-# docs/workflow.md. The functions live in workflow/rules/common.smk (included first), the rules
+# Run from the repository root. See docs/workflow.md. The functions live in workflow/rules/common.smk (included first), the rules
 # in the other workflow/rules/*.smk; each experiment's rules file registers its final outputs
 # with register_experiment(), which creates the target rule named after the experiment and adds
 # the outputs to `all`.
@@ -20,8 +19,7 @@ from snakemake.utils import min_version, validate
 
 min_version("9")
 
-# The repository root: this file is <checkout>/workflow/Snakefile.
-CHECKOUT = os.path.dirname(os.path.abspath(workflow.basedir))
+CHECKOUT = os.path.abspath(workflow.basedir)
 
 # Use this checkout's package even if another copy of duelbench is installed; jobs (also on
 # cluster nodes) re-read this file, and shell commands inherit PYTHONPATH. (The workflow sets
@@ -85,17 +83,17 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 configfile: os.path.join(CHECKOUT, "config", "config.yaml")
 
 
-report: "report/workflow.rst"
+report: "workflow/report/workflow.rst"
 
 
-include: "rules/common.smk"
+include: "workflow/rules/common.smk"
 
 
 # Every other rules file, in name order: adding workflow/rules/<paper>.smk is enough.
 for _smk in sorted(os.listdir(os.path.join(CHECKOUT, "workflow", "rules"))):
     if _smk.endswith(".smk") and _smk != "common.smk":
 
-        include: os.path.join("rules", _smk)
+        include: os.path.join("workflow", "rules", _smk)
 
 
 # Target rules: `all` (the default) and one per registered experiment.
