@@ -27,7 +27,6 @@ import importlib.util
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -35,6 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 import duelbench
+from duelbench.progress import Progress
 from duelbench.provenance.interrupt import EXIT_INTERRUPTED, check_interrupt, deferred_interrupts
 from duelbench.provenance.sidecar import atomic_write
 
@@ -335,14 +335,14 @@ def _output_file(path: Path | None) -> Path | None:
 
 
 def _simulate(args: argparse.Namespace, matrix, params: dict):
-    """The simulation of ``duelbench run``; Ctrl-C ends it between runs (KeyboardInterrupt)."""
-    start = time.perf_counter()
+    """The simulation of ``duelbench run``, with a progress line and the time left after each run
+    once it takes more than 2 s (:class:`duelbench.progress.Progress`); Ctrl-C ends it between
+    runs (KeyboardInterrupt)."""
+    shown = Progress(args.runs, label="run")
 
     def progress(done: int, total: int) -> None:
         check_interrupt()
-        elapsed = time.perf_counter() - start
-        if elapsed > 2.0:  # quiet for short runs, a line per finished run for long ones
-            print(f"  run {done}/{total} done ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+        shown.update(done)
 
     simulate = _load(*SIMULATE)
     if isinstance(matrix, str) and _load(DATASET_REGISTRY[0], "is_family")(matrix):

@@ -12,6 +12,7 @@ import duelbench.config as dbc
 import duelbench.engine.jobs as dbj
 import duelbench.archive.sources as dbx_archive_sources
 import duelbench.archive.fallbacks as dbx_fallbacks
+import duelbench.progress as dbx_progress
 import duelbench.engine.shard_sources as dbx_shard_sources
 import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.samples as dbx_samples
@@ -83,13 +84,20 @@ def with_sidecars(paths):
     return paths + [sidecar(p) for p in paths]
 
 
-def register_experiment(name, outputs):
-    """Declare an experiment's final outputs: creates the target rule `name` and adds them to `all`."""
+#: experiments left out of `all` (built only when named: host-dependent timings)
+NOT_DEFAULT = set()
+
+
+def register_experiment(name, outputs, default=True):
+    """Declare an experiment's final outputs: creates the target rule `name` and, unless
+    ``default`` is False, adds them to `all`."""
     if name in EXPERIMENTS:
         raise WorkflowError(f"experiment {name!r} is registered twice")
     if name in ("all",) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise WorkflowError(f"invalid experiment name {name!r}")
     EXPERIMENTS[name] = [str(p) for p in outputs]
+    if not default:
+        NOT_DEFAULT.add(name)
     return EXPERIMENTS[name]
 
 
@@ -148,13 +156,32 @@ def fallback_report():
     return dbx_fallbacks.report(fallbacks.values())
 
 
+def shard_progress():
+    """A watcher of the shard and sample jobs this build runs (None when it runs none): a line
+    with the share done and the time left every 30 s, from the measured throughput and each
+    shard's estimated CPU time (:func:`duelbench.archive.fallbacks.estimated_costs`)."""
+    items = []
+    for job in workflow.dag.needrun_jobs():
+        if job.rule.name in ("simulate_shard", "sample_shard"):
+            npz = os.path.normpath(str(job.output.npz))
+            items.append(SAMPLES[npz] if job.rule.name == "sample_shard" else SHARDS.get(npz))
+    if not items:
+        return None
+    sidecars = [sidecar(item.path) for item in items]  # written last, when a job has finished
+    return dbx_progress.FileProgress(sidecars, dbx_fallbacks.estimated_costs(items), label="shards")
+
+
 onstart:
     for _line in fallback_report():
         print(_line, file=sys.stderr, flush=True)
+    _progress = shard_progress()
+    if _progress is not None:
+        _progress.start_thread()
 
 
 def all_targets():
-    return [p for name in sorted(EXPERIMENTS) for p in EXPERIMENTS[name]]
+    """The outputs of `all`: every registered experiment's but those of :data:`NOT_DEFAULT`."""
+    return [p for name in sorted(EXPERIMENTS) if name not in NOT_DEFAULT for p in EXPERIMENTS[name]]
 
 
 @functools.lru_cache(maxsize=None)

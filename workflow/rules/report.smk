@@ -37,8 +37,6 @@ rule report_markdown:
     input:
         status=STATUS_OUT,
         outputs=_papers_outputs,
-        # the engine throughput table, when engine.smk is among the rules files
-        throughput=[THROUGHPUT_MD] if "engine" in EXPERIMENTS else [],
     output:
         md=REPORT_MD,
         meta=sidecar(REPORT_MD),
