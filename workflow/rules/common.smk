@@ -164,11 +164,16 @@ def shard_progress():
     for job in workflow.dag.needrun_jobs():
         if job.rule.name in ("simulate_shard", "sample_shard"):
             npz = os.path.normpath(str(job.output.npz))
-            items.append(SAMPLES[npz] if job.rule.name == "sample_shard" else SHARDS.get(npz))
+            items.append(
+                SAMPLES[npz] if job.rule.name == "sample_shard" else SHARDS.get(npz)
+            )
     if not items:
         return None
-    sidecars = [sidecar(item.path) for item in items]  # written last, when a job has finished
-    return dbx_progress.FileProgress(sidecars, dbx_fallbacks.estimated_costs(items), label="shards")
+    # a job writes its sidecar last, when it has finished
+    sidecars = [sidecar(item.path) for item in items]
+    return dbx_progress.FileProgress(
+        sidecars, dbx_fallbacks.estimated_costs(items), label="shards"
+    )
 
 
 onstart:
@@ -181,7 +186,12 @@ onstart:
 
 def all_targets():
     """The outputs of `all`: every registered experiment's but those of :data:`NOT_DEFAULT`."""
-    return [p for name in sorted(EXPERIMENTS) if name not in NOT_DEFAULT for p in EXPERIMENTS[name]]
+    return [
+        p
+        for name in sorted(EXPERIMENTS)
+        if name not in NOT_DEFAULT
+        for p in EXPERIMENTS[name]
+    ]
 
 
 @functools.lru_cache(maxsize=None)

@@ -47,4 +47,6 @@ rule engine_throughput:
         "../scripts/throughput.py"
 
 
-register_experiment("engine", with_sidecars([THROUGHPUT_CSV]) + [THROUGHPUT_MD], default=False)
+register_experiment(
+    "engine", with_sidecars([THROUGHPUT_CSV]) + [THROUGHPUT_MD], default=False
+)
