@@ -9,6 +9,9 @@ Public API::
     duelbench.policy(algorithm, K, seed=0, horizon=None, **params)
                                            -> OnlinePolicy (.select(), .update(i, j, i_won))
     duelbench.load_policy(path)            -> OnlinePolicy saved by .save(path)
+
+``__version__`` is the one place the version is written: ``pyproject.toml`` reads it from here
+(``CITATION.cff`` repeats it; ``tests/test_packaging.py`` checks that they agree).
 """
 
 __version__ = "0.1.0"
