@@ -16,6 +16,12 @@ Public API::
 
 __version__ = "0.1.0"
 
+# An installed wheel carries the printed matrices and dataset recipes as package data; without
+# a checkout the dataset layer reads them there (a no-op in a checkout or editable install).
+from duelbench import package_data as _package_data
+
+_package_data.install()
+
 __all__ = ["load_matrix", "list_datasets", "simulate", "list_algorithms", "PreferenceMatrix", "SimulationResult",
            "policy", "load_policy"]
 
