@@ -12,9 +12,10 @@ PYTHON ?= python3
 VENV ?= .venv
 LOCK := requirements.lock
 # Tools of the test runner only (they compute no number): kept out of $(LOCK), whose sha256 is
-# part of every archived result's key, so adding one invalidates no archived shard.
+# part of every archived result's key, so adding one invalidates no archived shard. build and
+# twine: tests/test_package_install.py builds the sdist and wheel offline and checks them.
 TEST_LOCK := requirements-test.lock
-TEST_TOOLS := pytest-xdist==3.8.0
+TEST_TOOLS := pytest-xdist==3.8.0 snakefmt==2.1.0 build==1.6.1 twine==6.2.0
 STAMP := $(VENV)/.duelbench-installed
 BIN := $(CURDIR)/$(VENV)/bin
 CORES ?= all

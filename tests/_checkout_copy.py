@@ -1,9 +1,9 @@
 """A snapshot of this checkout in a temporary folder, for end-to-end workflow tests.
 
 The copy is a fresh git repository (so provenance sidecars record its commit), holding the
-Snakefile, the lock file (archive entries are keyed by it), the package, the configuration, the
-workflow (optionally only some rules files) and the whole ``data`` folder without downloaded
-MSLR files. Its results and Snakemake metadata stay out of the working tree (the compiled cache
+Snakefile, the lock files (archive entries are keyed by requirements.lock; the workflow's conda
+environment is environment.yml), the package, the configuration, the workflow (optionally only
+some rules files) and the whole ``data`` folder without downloaded MSLR files. Its results and Snakemake metadata stay out of the working tree (the compiled cache
 is shared, see :func:`snakemake_env`), and edits made there (to test reruns) touch nothing here.
 """
 
@@ -18,6 +18,8 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parent.parent
 SNAKEMAKE = str(Path(sys.executable).parent / "snakemake")
 _IGNORE = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.pyc")
+#: rules files every copy keeps: the functions (common.smk) and the generic jobs (jobs.smk)
+ALWAYS_KEPT = ("common.smk", "jobs.smk")
 
 
 def git(root: Path, *args: str) -> str:
@@ -26,17 +28,17 @@ def git(root: Path, *args: str) -> str:
 
 
 def copy_checkout(root: Path, rules: tuple[str, ...] | None = None, experiments: tuple[str, ...] | None = None) -> Path:
-    """Copy the checkout into ``root`` and commit it; keep only ``rules`` (plus common.smk) if
+    """Copy the checkout into ``root`` and commit it; keep only ``rules`` (plus ALWAYS_KEPT) if
     given, and only the config sections (and fidelity overrides) of ``experiments`` if given
     (the generic rules build every configured experiment)."""
     root.mkdir(parents=True, exist_ok=True)
-    for item in ("Snakefile", "pyproject.toml", "requirements.lock"):
+    for item in ("Snakefile", "pyproject.toml", "requirements.lock", "environment.yml"):
         shutil.copy2(CHECKOUT / item, root / item)
     for folder in ("workflow", "config", "src"):
         shutil.copytree(CHECKOUT / folder, root / folder, ignore=_IGNORE)
     if rules is not None:
         for smk in (root / "workflow" / "rules").glob("*.smk"):
-            if smk.name != "common.smk" and smk.name not in rules:
+            if smk.name not in ALWAYS_KEPT and smk.name not in rules:
                 smk.unlink()
     if experiments is not None:
         _keep_experiments(root / "config" / "config.yaml", experiments)

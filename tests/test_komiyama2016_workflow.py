@@ -19,7 +19,7 @@ import yaml
 
 from _checkout_copy import copy_checkout, git as _git, run_snakemake
 
-RULES = ("experiments.smk", "report.smk")  # common.smk is always kept
+RULES = ("experiments.smk", "report.smk")  # common.smk and jobs.smk are always kept
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 

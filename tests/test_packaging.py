@@ -142,7 +142,8 @@ def test_metadata_agrees_across_files():
     import duelbench
 
     meta = pyproject()["project"]
-    assert meta["version"] == duelbench.__version__
+    assert "version" not in meta and "version" in meta["dynamic"], "the version is written once, in duelbench"
+    assert pyproject()["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "duelbench.__version__"}
     assert meta["requires-python"] == ">=3.11"
     assert meta["scripts"]["duelbench"] == "duelbench.cli:main"
     assert "duelbench.algorithms" in meta["entry-points"]
@@ -150,8 +151,25 @@ def test_metadata_agrees_across_files():
     assert cff["cff-version"] == "1.2.0"
     assert cff["title"] == "duelbench"
     assert str(cff["version"]) == duelbench.__version__
-    assert cff["license"] == "MIT"
+    assert cff["license"] == meta["license"] == "MIT"
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License")
+
+
+def test_citation_version_is_the_package_version():
+    import duelbench
+
+    cff = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+    assert str(cff["version"]) == duelbench.__version__, "CITATION.cff repeats duelbench.__version__"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", duelbench.__version__)
+
+
+def test_the_library_dependencies_leave_the_workflow_to_its_extra():
+    meta = pyproject()["project"]
+    core = {canonicalize_name(Requirement(r).name) for r in meta["dependencies"]}
+    workflow = {canonicalize_name(Requirement(r).name) for r in meta["optional-dependencies"]["workflow"]}
+    assert {"snakemake", "snakemake-executor-plugin-slurm"} <= workflow
+    assert not core & workflow
+    assert {"numpy", "numba", "pyyaml"} <= core
 
 
 def test_installed_distribution_matches_the_checkout():

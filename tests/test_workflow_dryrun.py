@@ -99,6 +99,9 @@ def test_experiment_target_rules(tmp_path):
     assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "demo_aggregate", "demo_plot"}
     targets = snakemake(tmp_path, "--list-target-rules").stdout.split()
     assert "all" in targets and "demo" in targets
+    # the throughput table is a timing of this host: built by its own target, never by `all`
+    assert "engine" in targets
+    assert "engine_throughput" not in {rule for rule, _ in everything.values()}
 
 
 @pytest.mark.parametrize("profile, fidelity, n_shards", [("quick", "quick", 16), ("smoke", "smoke", 16)])

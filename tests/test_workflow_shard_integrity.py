@@ -14,7 +14,7 @@ from _checkout_copy import copy_checkout, run_snakemake
 from duelbench.engine.result import SimulationResult
 from duelbench.provenance.integrity import REJECTED, mismatch
 
-RULES = ("experiments.smk",)  # common.smk is always kept
+RULES = ("experiments.smk",)  # common.smk and jobs.smk are always kept
 TABLE = Path("results/smoke/figures/demo/regret.csv")
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]

@@ -21,7 +21,7 @@ import yaml
 
 from _checkout_copy import CHECKOUT, copy_checkout, run_snakemake
 
-RULES = ("experiments.smk",)  # common.smk is always kept
+RULES = ("experiments.smk",)  # common.smk and jobs.smk are always kept
 
 pytestmark = [pytest.mark.timeout(1800), pytest.mark.slow]
 

@@ -9,9 +9,18 @@ Public API::
     duelbench.policy(algorithm, K, seed=0, horizon=None, **params)
                                            -> OnlinePolicy (.select(), .update(i, j, i_won))
     duelbench.load_policy(path)            -> OnlinePolicy saved by .save(path)
+
+``__version__`` is the one place the version is written: ``pyproject.toml`` reads it from here
+(``CITATION.cff`` repeats it; ``tests/test_packaging.py`` checks that they agree).
 """
 
 __version__ = "0.1.0"
+
+# An installed wheel carries the printed matrices and dataset recipes as package data; without
+# a checkout the dataset layer reads them there (a no-op in a checkout or editable install).
+from duelbench import package_data as _package_data
+
+_package_data.install()
 
 __all__ = ["load_matrix", "list_datasets", "simulate", "list_algorithms", "PreferenceMatrix", "SimulationResult",
            "policy", "load_policy"]

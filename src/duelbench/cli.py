@@ -16,6 +16,10 @@ CLI looks for the backing function in the module's source without importing it, 
 that cannot run. Delegated subcommands (``bench``, ``fetch-data``, ``check``) receive the rest
 of the command line unchanged and parse it themselves; the backing function has the signature
 ``main(argv: list[str] | None) -> int | None``.
+
+The library's dependencies suffice for ``list``, ``run``, ``bench`` and ``fetch-data``; the
+commands of the workflow need its extra (``pip install "duelbench[workflow]"``). A command
+whose code meets a missing workflow dependency says so in one line (:data:`WORKFLOW_MODULES`).
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import importlib.util
 import json
 import os
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -35,6 +38,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 import duelbench
+from duelbench.progress import Progress
 from duelbench.provenance.interrupt import EXIT_INTERRUPTED, check_interrupt, deferred_interrupts
 from duelbench.provenance.sidecar import atomic_write
 
@@ -48,6 +52,9 @@ LOAD_MATRIX = ("duelbench.data.registry", "load_matrix")
 PLUGINS = "duelbench.engine.plugins"
 #: The folders of plug-in files (``duelbench.algorithms.registry.PLUGIN_PATH_ENV``).
 PLUGIN_PATH_ENV = "DUELBENCH_PLUGIN_PATH"
+#: Import names of the ``workflow`` extra's packages (pyproject.toml): the library never needs them.
+WORKFLOW_MODULES = ("snakemake", "snakemake_executor_plugin_slurm", "pandas", "matplotlib", "seaborn", "jsonschema")
+WORKFLOW_INSTALL = 'pip install "duelbench[workflow]"'
 
 
 # --------------------------------------------------------------------------- discovery
@@ -110,9 +117,22 @@ class Command:
     delegate: tuple[str, str] | None = None
     #: built-in commands: adds arguments to the subparser and returns the handler.
     build: Callable[[argparse.ArgumentParser], Callable[[argparse.Namespace], int]] | None = None
+    #: packages of :data:`WORKFLOW_MODULES` the command runs without importing them (e.g. the
+    #: snakemake executable), checked before it starts.
+    needs: tuple[str, ...] = ()
 
     def available(self) -> bool:
         return all(provides(m, f) for m, f in self.requires)
+
+    def missing(self) -> str | None:
+        """The first package of :attr:`needs` that is not installed, or None."""
+        for module in self.needs:
+            try:
+                if importlib.util.find_spec(module) is None:
+                    return module
+            except (ImportError, ValueError):
+                return module
+        return None
 
 
 def _build_list(p: argparse.ArgumentParser):
@@ -335,14 +355,14 @@ def _output_file(path: Path | None) -> Path | None:
 
 
 def _simulate(args: argparse.Namespace, matrix, params: dict):
-    """The simulation of ``duelbench run``; Ctrl-C ends it between runs (KeyboardInterrupt)."""
-    start = time.perf_counter()
+    """The simulation of ``duelbench run``, with a progress line and the time left after each run
+    once it takes more than 2 s (:class:`duelbench.progress.Progress`); Ctrl-C ends it between
+    runs (KeyboardInterrupt)."""
+    shown = Progress(args.runs, label="run")
 
     def progress(done: int, total: int) -> None:
         check_interrupt()
-        elapsed = time.perf_counter() - start
-        if elapsed > 2.0:  # quiet for short runs, a line per finished run for long ones
-            print(f"  run {done}/{total} done ({elapsed:.1f} s)", file=sys.stderr, flush=True)
+        shown.update(done)
 
     simulate = _load(*SIMULATE)
     if isinstance(matrix, str) and _load(DATASET_REGISTRY[0], "is_family")(matrix):
@@ -404,6 +424,7 @@ COMMANDS: tuple[Command, ...] = (
         "benchmark an algorithm (e.g. a plug-in) on every regret instance of the papers",
         requires=(("duelbench.experiments.bench_all", "main"),),
         delegate=("duelbench.experiments.bench_all", "main"),
+        needs=("snakemake",),
     ),
     Command(
         "fetch-data",
@@ -455,6 +476,18 @@ def available_commands() -> list[Command]:
     return [c for c in COMMANDS if c.available()]
 
 
+def _workflow_module(exc: ModuleNotFoundError) -> str | None:
+    """The package of :data:`WORKFLOW_MODULES` whose absence ``exc`` reports, or None."""
+    top = (exc.name or "").partition(".")[0]
+    return top if top in WORKFLOW_MODULES else None
+
+
+def _needs_workflow(command: str, module: str) -> int:
+    print(f"duelbench {command}: needs {module}, a dependency of the workflow; install it with {WORKFLOW_INSTALL}",
+          file=sys.stderr)
+    return 2
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     errors: tuple[type[BaseException], ...] = (LookupError, ValueError, FileNotFoundError)
     if provides("duelbench.data.errors", "DataError"):
@@ -486,12 +519,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_name = {c.name: c for c in commands}
     if argv and argv[0] in by_name and os.environ.get(PLUGIN_PATH_ENV):
         _load(PLUGINS, "install")()  # a plug-in file that fails to import is reported and skipped
+    if argv and argv[0] in by_name and (module := by_name[argv[0]].missing()):
+        return _needs_workflow(argv[0], module)
     # Delegated commands get their arguments untouched (including --help).
     if argv and argv[0] in by_name and by_name[argv[0]].delegate is not None:
         try:
             rc = _load(*by_name[argv[0]].delegate)(argv[1:])
         except KeyboardInterrupt:
             return _interrupted(argv[0])
+        except ModuleNotFoundError as exc:
+            if (module := _workflow_module(exc)) is None:
+                raise
+            return _needs_workflow(argv[0], module)
         return 0 if rc is None else int(rc)
     parser, handlers = build_parser(commands)
     args = parser.parse_args(argv)
@@ -500,6 +539,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(handlers[args.command](args) or 0)
+    except ModuleNotFoundError as exc:
+        if (module := _workflow_module(exc)) is None:
+            raise
+        return _needs_workflow(args.command, module)
     except _user_errors() as exc:
         # User errors (unknown name, bad parameter, missing data file): one line, no traceback.
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc

@@ -1,6 +1,6 @@
-# Shared machinery: configuration checks, experiment/shard registration, numba warm-up, the
-# generic simulation rule and the MSLR download. Rules stay thin: they call functions of
-# duelbench.experiments.
+# Shared machinery, functions only (the rules are in the other rules files): configuration
+# checks, experiment and shard registration, the input and output functions of the generic
+# rules. Rules stay thin; their jobs call entry points of duelbench.experiments.
 
 import functools
 import json
@@ -12,11 +12,14 @@ import duelbench.config as dbc
 import duelbench.engine.jobs as dbj
 import duelbench.archive.sources as dbx_archive_sources
 import duelbench.archive.fallbacks as dbx_fallbacks
+import duelbench.progress as dbx_progress
 import duelbench.engine.shard_sources as dbx_shard_sources
+import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.samples as dbx_samples
+import duelbench.report.uncertainty as dbx_uncertainty
 from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
-
+from duelbench.engine.shard_sources import sources_for
 
 # ---------------------------------------------------------------------------------------------
 # configuration: schema, fidelity overrides, semantic checks
@@ -26,9 +29,13 @@ CONFIG_SCHEMA = os.path.join(CHECKOUT, "workflow", "schemas", "config.schema.yam
 # The user's layers (USER_LAYERS, read in the Snakefile) win over the fidelity's overrides;
 # `duelbench config-check` decides with the same function.
 try:
-    _effective, _notes = dbc_files.resolve_config(config, USER_LAYERS, schema=CONFIG_SCHEMA)
+    _effective, _notes = dbc_files.resolve_config(
+        config, USER_LAYERS, schema=CONFIG_SCHEMA
+    )
 except dbc.ConfigError as _exc:
-    raise WorkflowError(f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)") from None
+    raise WorkflowError(
+        f"{_exc}\n(workflow/schemas/*.schema.yaml in {CHECKOUT} document every key)"
+    ) from None
 if workflow.is_main_process:
     for _note in _notes:
         print(f"configuration: {_note}", file=sys.stderr)
@@ -39,21 +46,21 @@ config.clear()
 config.update(_effective)
 
 FIDELITY = config["fidelity"]
-# Jobs run as plain Python processes (workflow/scripts/job.py and step.py: faster to start than
-# a run: block, which re-reads the whole workflow); they inherit the environment set in the
-# Snakefile.
-PYTHON = sys.executable
-JOB_SCRIPT = os.path.join(CHECKOUT, "workflow", "scripts", "job.py")
+# Jobs run as plain Python processes (`python -m duelbench.engine.job_main` and
+# workflow/scripts/step.py: faster to start than a `run` block, which re-reads the whole
+# workflow); they inherit the environment set in the Snakefile.
 RESULTS = dbc.results_root(config)
 # The data folder is config `data`; jobs' dataset loaders get it as $DUELBENCH_DATA_DIR, so
 # they read the MSLR matrices from <DATA>/mslr, where the fetch_mslr rule puts them.
 DATA = str(config.get("data", "data")).rstrip("/")
-os.environ["DUELBENCH_DATA_DIR"] = os.path.abspath(DATA)
+os.environ.update(DUELBENCH_DATA_DIR=os.path.abspath(DATA))
 # The results archive (docs/archive.md): config `archive` (a folder, relative to the checkout),
 # or `off` to rebuild every shard from scratch. Jobs read it from $DUELBENCH_ARCHIVE.
 _archive = str(config.get("archive", "archive"))
 os.environ[dbx_archive_sources.ENV] = (
-    "off" if _archive.strip().lower() in dbx_archive_sources.OFF else os.path.join(CHECKOUT, _archive)
+    "off"
+    if _archive.strip().lower() in dbx_archive_sources.OFF
+    else os.path.join(CHECKOUT, _archive)
 )
 
 
@@ -77,13 +84,20 @@ def with_sidecars(paths):
     return paths + [sidecar(p) for p in paths]
 
 
-def register_experiment(name, outputs):
-    """Declare an experiment's final outputs: creates the target rule `name` and adds them to `all`."""
+#: experiments left out of `all` (built only when named: host-dependent timings)
+NOT_DEFAULT = set()
+
+
+def register_experiment(name, outputs, default=True):
+    """Declare an experiment's final outputs: creates the target rule `name` and, unless
+    ``default`` is False, adds them to `all`."""
     if name in EXPERIMENTS:
         raise WorkflowError(f"experiment {name!r} is registered twice")
     if name in ("all",) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise WorkflowError(f"invalid experiment name {name!r}")
     EXPERIMENTS[name] = [str(p) for p in outputs]
+    if not default:
+        NOT_DEFAULT.add(name)
     return EXPERIMENTS[name]
 
 
@@ -104,7 +118,9 @@ def register_samples(shards):
     for shard in shards:
         old = SAMPLES.setdefault(shard.path, shard)
         if old.job_params() != shard.job_params():
-            raise WorkflowError(f"sample shard {shard.path} is declared twice with different jobs")
+            raise WorkflowError(
+                f"sample shard {shard.path} is declared twice with different jobs"
+            )
     return [s.path for s in shards]
 
 
@@ -112,7 +128,8 @@ def planned_input(sources, item):
     """An item's archive entry when valid for this code, else its results file, set aside first
     (with a warning) if it does not match its provenance sidecar. A set-aside file is forced to
     be recomputed: Snakemake would otherwise leave a missing intermediate file alone while the
-    outputs that read it look up to date, and those outputs may hold the rejected file's numbers."""
+    outputs that read it look up to date, and those outputs may hold the rejected file's numbers.
+    """
     path = sources.planned_source(item)
     if sources.rejected(item):
         workflow.dag.forcefiles.update(with_sidecars([item.path]))
@@ -128,26 +145,58 @@ def fallback_report():
     """Lines naming the shards this build computes instead of reading them from the archive,
     per reason (missing, stale code, corrupt, ...), with their estimated CPU time: what the
     input functions found while the DAG was built, limited to the shards a job of this build
-    writes (Snakemake leaves a missing shard alone while the outputs that read it are current)."""
+    writes (Snakemake leaves a missing shard alone while the outputs that read it are current).
+    """
     written = {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
     fallbacks = {}
     for sources in [*dbx_shard_sources.opened(), dbx_samples.sources()]:
-        fallbacks.update((path, fb) for path, fb in sources.fallbacks.items() if path in written)
+        fallbacks.update(
+            (path, fb) for path, fb in sources.fallbacks.items() if path in written
+        )
     return dbx_fallbacks.report(fallbacks.values())
+
+
+def shard_progress():
+    """A watcher of the shard and sample jobs this build runs (None when it runs none): a line
+    with the share done and the time left every 30 s, from the measured throughput and each
+    shard's estimated CPU time (:func:`duelbench.archive.fallbacks.estimated_costs`)."""
+    items = []
+    for job in workflow.dag.needrun_jobs():
+        if job.rule.name in ("simulate_shard", "sample_shard"):
+            npz = os.path.normpath(str(job.output.npz))
+            items.append(
+                SAMPLES[npz] if job.rule.name == "sample_shard" else SHARDS.get(npz)
+            )
+    if not items:
+        return None
+    # a job writes its sidecar last, when it has finished
+    sidecars = [sidecar(item.path) for item in items]
+    return dbx_progress.FileProgress(
+        sidecars, dbx_fallbacks.estimated_costs(items), label="shards"
+    )
 
 
 onstart:
     for _line in fallback_report():
         print(_line, file=sys.stderr, flush=True)
+    _progress = shard_progress()
+    if _progress is not None:
+        _progress.start_thread()
 
 
 def all_targets():
-    return [p for name in sorted(EXPERIMENTS) for p in EXPERIMENTS[name]]
+    """The outputs of `all`: every registered experiment's but those of :data:`NOT_DEFAULT`."""
+    return [
+        p
+        for name in sorted(EXPERIMENTS)
+        if name not in NOT_DEFAULT
+        for p in EXPERIMENTS[name]
+    ]
 
 
 @functools.lru_cache(maxsize=None)
 def code_hash(algorithm):
-    """sha256 of the algorithm's source + engine + stats code (a rule param: edits rerun its shards)."""
+    """sha256 of the algorithm's source + engine + stats code (a param of the shard rules: edits rerun its shards)."""
     return dbx_registry.source_hash(algorithm)
 
 
@@ -180,124 +229,121 @@ def warmup_flag(algorithm):
     return dbj.warmup_flag(RESULTS, algorithm, code_hash(algorithm))
 
 
-rule warmup_numba:
-    wildcard_constraints:
-        algorithm=r"[a-z0-9_]+",
-        codehash=rf"[0-9a-f]{{{dbj.WARMUP_HASH_LEN}}}",
-    output:
-        flag=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done",
-        meta=f"{RESULTS}/{dbj.WARMUP_DIR}/{{algorithm}}-{{codehash}}.done.json",
-    log:
-        f"{RESULTS}/logs/warmup/{{algorithm}}-{{codehash}}.log",
-    threads: 1
-    resources:
-        runtime=30,
-        mem_mb=2000,
-    message:
-        "compiling numba kernels of {wildcards.algorithm}"
-    shell:
-        "{PYTHON:q} {JOB_SCRIPT:q} warmup {output.flag:q} {wildcards.algorithm} "
-        "--expect-hash {wildcards.codehash} --log {log:q}"
-
-
-# ---------------------------------------------------------------------------------------------
-# one result shard: runs [a, b) of (dataset, algorithm+params, horizon) at a fidelity
-# ---------------------------------------------------------------------------------------------
-rule simulate_shard:
-    input:
-        warm=lambda wildcards: warmup_flag(wildcards.algorithm),
-        data=lambda wildcards: dbc.dataset_inputs(wildcards.dataset, DATA),
-    output:
-        npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
-        meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
-    wildcard_constraints:
-        fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
-        dataset=r"[A-Za-z0-9_.-]+",
-        algorithm=r"[a-z0-9_]+",
-        paramhash=r"[0-9a-f]{10}",
-        horizon=r"[0-9]+",
-        a=r"[0-9]+",
-        b=r"[0-9]+",
-    params:
-        code=lambda wildcards: code_hash(wildcards.algorithm),
-        job=lambda wildcards: shard_spec(wildcards).job_params(),
-    log:
-        f"{RESULTS}/logs/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.log",
-    threads: 1
-    resources:
-        runtime=shard_runtime,
-        mem_mb=1000,
-    message:
-        "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
-        "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
-    shell:
-        "{PYTHON:q} {JOB_SCRIPT:q} simulate {output.npz:q} {params.job:q} --log {log:q}"
-
-
-# ---------------------------------------------------------------------------------------------
-# one sample shard: samples [a, b) of a seeded instance-sample family of an experiment
-# ---------------------------------------------------------------------------------------------
 def sample_of(wildcards):
     """The declared SampleShard named by the sample_shard rule's wildcards."""
     w = wildcards
     path = os.path.normpath(
-        f"{RESULTS}/{w.fidelity}/samples/{w.experiment}/{w.family}/{w.layout}/samples-{w.a}-{w.b}.npz")
+        f"{RESULTS}/{w.fidelity}/samples/{w.experiment}/{w.family}/{w.layout}/samples-{w.a}-{w.b}.npz"
+    )
     try:
         return SAMPLES[path]
     except KeyError:
-        raise WorkflowError(f"no configured experiment declares the sample shard {path}") from None
-
-
-rule sample_shard:
-    input:
-        data=lambda wildcards: sorted({f for d in sample_of(wildcards).datasets for f in dbc.dataset_inputs(d, DATA)}),
-    output:
-        npz=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz",
-        meta=f"{RESULTS}/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.npz.json",
-    wildcard_constraints:
-        fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
-        experiment=r"[a-z0-9_]+",
-        family=r"[A-Za-z0-9_]+",
-        layout=r"[0-9a-f]{10}",
-        a=r"[0-9]+",
-        b=r"[0-9]+",
-    params:
-        job=lambda wildcards: sample_of(wildcards).job_params(),
-        code=lambda wildcards: dbx_samples.function_code_hash(sample_of(wildcards).experiment,
-                                                              sample_of(wildcards).function),
-    log:
-        f"{RESULTS}/logs/{{fidelity}}/samples/{{experiment}}/{{family}}/{{layout}}/samples-{{a}}-{{b}}.log",
-    threads: 1
-    resources:
-        runtime=60,
-        mem_mb=1000,
-    message:
-        "{wildcards.experiment}: {wildcards.family} samples {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
-    shell:
-        "{PYTHON:q} {JOB_SCRIPT:q} sample {output.npz:q} {params.job:q} --log {log:q}"
+        raise WorkflowError(
+            f"no configured experiment declares the sample shard {path}"
+        ) from None
 
 
 # ---------------------------------------------------------------------------------------------
-# data: MSLR preference matrices (download with sha256 check, or copy from a mirror folder)
+# input and output functions of the experiments' step rules (experiments.smk)
 # ---------------------------------------------------------------------------------------------
-rule data:
-    """Every downloaded data file (the MSLR matrices). Fetch them before a build reads the
-    archive: an archived shard's key holds its matrix's sha256, so it can only be verified,
-    hence used, once the matrix is installed (`make figures` runs this first)."""
-    localrule: True
-    input:
-        [f"{DATA}/mslr/{f.filename}" for f in dbx_mslr.MSLR_FILES.values()],
+def step_shards(plan):
+    """Input function: each shard's archive entry when valid, else its results file
+    (:func:`planned_input`: recomputed if it does not match its provenance sidecar)."""
+
+    def inputs(wildcards):
+        sources = sources_for(plan.kinds)
+        return [planned_input(sources, spec) for spec in plan.shards]
+
+    return inputs
 
 
-rule fetch_mslr:
-    wildcard_constraints:
-        file=r"[A-Za-z0-9_.-]+",
-    output:
-        f"{DATA}/mslr/{{file}}.npz",
-    log:
-        f"{RESULTS}/logs/fetch_mslr/{{file}}.log",
-    localrule: True
-    message:
-        "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
-    shell:
-        "{PYTHON:q} {JOB_SCRIPT:q} fetch-mslr {wildcards.file:q}.npz {output:q} --log {log:q}"
+def step_samples(plan, families):
+    """Input function: each sample shard's archive entry when valid, else its results file."""
+
+    def inputs(wildcards):
+        return [
+            sample_source(shard)
+            for family in families
+            for shard in plan.sample_family(family)
+        ]
+
+    return inputs
+
+
+#: Outputs shown in the Snakemake report (`snakemake --report`): figures as PNG, tables as CSV.
+REPORT_SUFFIXES = (".png", ".csv")
+
+
+def step_outputs(plan, step, in_report=True):
+    """Named outputs of a step and their sidecars; what an item shows goes to the report, with
+    the item's caption (written from the plan by dbx_contract.write_caption; a figure's with its
+    error bars, their source of variability and its compute, as in REPORT.md)."""
+    shown = {p: item for item in plan.items for p in item.outputs} if in_report else {}
+    out = {}
+    for key, path in step.outputs.items():
+        item = shown.get(path)
+        if item is not None and path.endswith(REPORT_SUFFIXES):
+            caption = dbx_contract.write_caption(
+                plan,
+                dbx_uncertainty.with_statement(plan, item),
+                f".snakemake/report_captions/{FIDELITY}",
+            )
+            out[key] = report(
+                path,
+                caption=os.path.abspath(caption),
+                category=plan.name,
+                subcategory=item.title,
+                labels={"item": item.id, "file": os.path.basename(path)},
+            )
+        else:
+            out[key] = path
+        out[f"{key}_meta"] = sidecar(path)
+    return out
+
+
+def step_inputs(plan, step):
+    named = dict(step.inputs)
+    if step.shards:
+        named["shards"] = step_shards(plan)
+    if step.families:
+        named["samples"] = step_samples(plan, step.families)
+    return named
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs and parameters of the report rules (report.smk)
+# ---------------------------------------------------------------------------------------------
+def _items_json():
+    """Every experiment's declared items, as a rule parameter of the report rules."""
+    import dataclasses
+
+    return json.dumps(
+        {n: [dataclasses.asdict(i) for i in p.items] for n, p in PLANS.items()},
+        sort_keys=True,
+    )
+
+
+def _report_code(module):
+    """Hash of a report module's code closure (a parameter of the report rules: editing the code reruns them)."""
+    from duelbench.provenance.codehash import module_closure_hash
+
+    return module_closure_hash(module)
+
+
+def _papers_checks(wildcards=None):
+    """Every registered checks.csv (read when the DAG is built, after all rules files are included)."""
+    return sorted(
+        p
+        for name, outs in EXPERIMENTS.items()
+        if name != "report"
+        for p in outs
+        if os.path.basename(p) == "checks.csv"
+    )
+
+
+def _papers_outputs(wildcards=None):
+    """Every output of the experiments that have checks (REPORT.md shows their items)."""
+    papers = {os.path.basename(os.path.dirname(p)) for p in _papers_checks()}
+    return sorted(
+        p for name, outs in EXPERIMENTS.items() if name in papers for p in outs
+    )

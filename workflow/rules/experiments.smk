@@ -2,13 +2,11 @@
 # duelbench.experiments.contract (plans from duelbench.experiments.planning): for each configured experiment, one rule per declared step
 # (`<experiment>_<step>`, running workflow/scripts/step.py), the target rule `<experiment>`
 # and its outputs in `all`. Simulation shards come from the results archive when it holds them
-# (valid for this code and requirements.lock), else from the generic simulate_shard rule;
-# sample shards likewise, else from the generic sample_shard rule (common.smk).
+# (valid for this code and requirements.lock), else from the generic simulate_shard rule (jobs.smk);
+# sample shards likewise, else from the generic sample_shard rule (jobs.smk).
 
 import duelbench.experiments.bench_all as dbx_bench_all
-import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.planning as dbx_planning
-from duelbench.engine.shard_sources import sources_for
 
 #: experiment name -> its Plan (the effective configuration's declaration)
 PLANS = {}
@@ -17,59 +15,11 @@ READING_PLANS = {}
 for _name in dbx_contract.configured(config):
     try:
         PLANS[_name], _variants = dbx_planning.plans(config, _name)
-        READING_PLANS.update({(_name, _rid): _rplan for _rid, _rplan in _variants.items()})
+        READING_PLANS.update(
+            {(_name, _rid): _rplan for _rid, _rplan in _variants.items()}
+        )
     except (dbc.ConfigError, ValueError) as _exc:
         raise WorkflowError(f"invalid configuration of {_name}: {_exc}") from None
-
-
-def step_shards(plan):
-    """Input function: each shard's archive entry when valid, else its results file
-    (:func:`planned_input`: recomputed if it does not match its provenance sidecar)."""
-
-    def inputs(wildcards):
-        sources = sources_for(plan.kinds)
-        return [planned_input(sources, spec) for spec in plan.shards]
-
-    return inputs
-
-
-def step_samples(plan, families):
-    """Input function: each sample shard's archive entry when valid, else its results file."""
-
-    def inputs(wildcards):
-        return [sample_source(shard) for family in families for shard in plan.sample_family(family)]
-
-    return inputs
-
-
-#: Outputs shown in the Snakemake report (`snakemake --report`): figures as PNG, tables as CSV.
-REPORT_SUFFIXES = (".png", ".csv")
-
-
-def step_outputs(plan, step, in_report=True):
-    """Named outputs of a step and their sidecars; what an item shows goes to the report, with
-    the item's caption (written from the plan by dbx_contract.write_caption)."""
-    shown = {p: item for item in plan.items for p in item.outputs} if in_report else {}
-    out = {}
-    for key, path in step.outputs.items():
-        item = shown.get(path)
-        if item is not None and path.endswith(REPORT_SUFFIXES):
-            caption = dbx_contract.write_caption(plan, item, f".snakemake/report_captions/{FIDELITY}")
-            out[key] = report(path, caption=os.path.abspath(caption), category=plan.name,
-                              subcategory=item.title, labels={"item": item.id, "file": os.path.basename(path)})
-        else:
-            out[key] = path
-        out[f"{key}_meta"] = sidecar(path)
-    return out
-
-
-def step_inputs(plan, step):
-    named = dict(step.inputs)
-    if step.shards:
-        named["shards"] = step_shards(plan)
-    if step.families:
-        named["samples"] = step_samples(plan, step.families)
-    return named
 
 
 #: paper -> its plan with the algorithm of `--config bench_all=NAME` added (duelbench.experiments.bench_all)
@@ -87,11 +37,17 @@ STEP_GROUP = "steps"
 # the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
 # bench-all plans (outputs under results/bench_all/, built only by the `bench_all` target).
 # Each entry: (experiment, plan, rule-name prefix, log folder, reading id, bench-all plan?).
-_ALL_PLANS = ([(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
-              + [(_name, _plan, f"{_name}__{_rid}__", f"{_name}/readings/{_rid}", _rid, False)
-                 for (_name, _rid), _plan in READING_PLANS.items()]
-              + [(_name, _plan, f"bench_all__{_name}__", f"bench_all/{_name}", "", True)
-                 for _name, _plan in BENCH_ALL_PLANS.items()])
+_ALL_PLANS = (
+    [(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
+    + [
+        (_name, _plan, f"{_name}__{_rid}__", f"{_name}/readings/{_rid}", _rid, False)
+        for (_name, _rid), _plan in READING_PLANS.items()
+    ]
+    + [
+        (_name, _plan, f"bench_all__{_name}__", f"bench_all/{_name}", "", True)
+        for _name, _plan in BENCH_ALL_PLANS.items()
+    ]
+)
 for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
     _declared = not (_rid or _bench)
     register_shards(_plan.shards, owner=_logs)
@@ -106,6 +62,13 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 **step_inputs(_plan, _step),
             output:
                 **step_outputs(_plan, _step, in_report=_declared),
+            log:
+                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
+            group:
+                STEP_GROUP
+            conda:
+                "../envs/duelbench.yaml"
+            threads: 1
             params:
                 experiment=_name,
                 reading=_rid,
@@ -113,13 +76,8 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 step=_step.name,
                 settings=json.dumps(_step.settings, sort_keys=True, default=str),
                 code=_code,
-            log:
-                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
             message:
                 _step.message or f"{_logs}: {_step.name}"
-            threads: 1
-            group:
-                STEP_GROUP
             script:
                 "../scripts/step.py"
 
@@ -140,18 +98,24 @@ if BENCH_ALL_PLANS:
             md=_BENCH_OUT["md"],
             csv_meta=sidecar(_BENCH_OUT["csv"]),
             md_meta=sidecar(_BENCH_OUT["md"]),
+        log:
+            f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
+        conda:
+            "../envs/duelbench.yaml"
+        threads: 1
         params:
             algorithm=dbx_bench_all.algorithm(config),
             curves=json.dumps({n: list(p.curves) for n, p in BENCH_ALL_PLANS.items()}),
             fidelity=FIDELITY,
-        log:
-            f"{RESULTS}/logs/{FIDELITY}/bench_all/leaderboard.log",
-        threads: 1
         script:
             "../scripts/bench_all.py"
 
     rule bench_all:
-        localrule: True
         input:
             _BENCH_OUT["csv"],
-            [path for p in BENCH_ALL_PLANS.values() for path in dbx_bench_all.regret_figures(p)],
+            [
+                path
+                for p in BENCH_ALL_PLANS.values()
+                for path in dbx_bench_all.regret_figures(p)
+            ],
+        localrule: True

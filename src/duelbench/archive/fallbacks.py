@@ -13,7 +13,7 @@ from __future__ import annotations
 import glob
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .store import MISSING, STALE, TAMPERED, Lookup
@@ -104,6 +104,31 @@ def estimate_cpu_seconds(fallbacks: Iterable[Fallback]) -> tuple[float, int]:
         else:
             total += rate * amount
     return total, unknown
+
+
+def estimated_costs(items: Sequence) -> list[float]:
+    """Each item's estimated CPU seconds, for the progress of a build (:mod:`duelbench.progress`):
+    its work (:func:`work_of`) times the CPU seconds per unit of the timed shards of its folder;
+    where a folder has none, the mean rate of the timed folders of the same unit; where no
+    folder of the unit is timed, its work alone (steps or samples: the build's measured
+    throughput then calibrates them)."""
+    works = [work_of(item) for item in items]
+    rates: dict[tuple[str, str], float | None] = {}
+    for item, (_, unit) in zip(items, works):
+        key = (os.path.dirname(item.path), unit)
+        if key not in rates:
+            rates[key] = cpu_seconds_per_unit(*key)
+    known: dict[str, list[float]] = {}
+    for (_, unit), rate in rates.items():
+        if rate is not None:
+            known.setdefault(unit, []).append(rate)
+    costs = []
+    for item, (amount, unit) in zip(items, works):
+        rate = rates[(os.path.dirname(item.path), unit)]
+        if rate is None and unit in known:
+            rate = sum(known[unit]) / len(known[unit])
+        costs.append(amount * rate if rate is not None else float(amount))
+    return costs
 
 
 def _cost(fallbacks: list[Fallback]) -> str:

@@ -64,10 +64,10 @@ def write_report(config: Mapping, out_path: str, status_csv: str, throughput_md:
     for name, (p, path) in paper_checks(config).items():
         if not (built_only and not os.path.isfile(path)):
             registry = load_registry(os.path.join("data", "published", f"{name}.yaml"))
-            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", [])), path
+            papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", []), p.settings), path
     if throughput_md is None:  # linked as the workflow links it, whether or not it is built here
         throughput_md = markdown.engine_throughput_table(config)
-    inputs = [status_csv, *checks.values(), *([throughput_md] if os.path.isfile(throughput_md) else [])]
+    inputs = [status_csv, *checks.values()]  # the throughput table is linked, not read
     if built_only and os.path.isfile(out_path) and os.path.isfile(out_path + ".json"):
         with tempfile.TemporaryDirectory() as tmp:
             probe = markdown.write_report(os.path.join(tmp, "REPORT.md"), figures_root(config), papers, checks, status_csv,
