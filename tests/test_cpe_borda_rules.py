@@ -104,3 +104,18 @@ def test_reduced_samples_bad_row_strictly_below_eta():
     opp = rows  # one position: row r is the matching {r}
     assert x.tolist() == (u[:, 1] < inst.P[2, opp]).astype(float).tolist()
     assert x[k] == 1.0
+
+
+# --- the oracle's tie tolerance ---------------------------------------------------------------
+
+def test_oracle_ties_within_tie_tol_go_to_the_lowest_row():
+    """``MWMC(w)``: the lowest row whose weight is within TIE_TOL = 1e-12 of the maximum."""
+    table = np.array([[0], [1], [2]], dtype=np.int64)
+    weights = np.zeros(3)
+    assert _k.oracle(table, np.array([1.0 - 9e-13, 1.0, 0.5]), weights) == 0  # a tie
+    assert weights.tolist() == [1.0 - 9e-13, 1.0, 0.5]
+    assert _k.oracle(table, np.array([1.0 - 2e-12, 1.0, 0.5]), weights) == 1  # not a tie
+    assert _k.oracle(table, np.array([1.0 - _k.TIE_TOL, 1.0, 0.5]), weights) == 0  # the boundary is a tie
+    assert _k.oracle(table, np.array([0.25, 0.5, 0.5]), weights) == 1  # an exact tie
+    table2 = np.array([[0, 2], [0, 3], [1, 3]], dtype=np.int64)  # row weights summed in position order
+    assert _k.oracle(table2, np.array([0.5, 0.25, 0.25, 0.5]), np.zeros(3)) == 1
