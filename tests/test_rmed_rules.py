@@ -67,12 +67,12 @@ def test_next_first_arm_walks_L_C_then_swaps_in_L_N():
     """Increasing index within a pass; at its end L_C, L_R ← L_N and L_N ← ∅."""
     W, I_hat, in_LC, in_LR, in_LN, counters, f_K = state = _state(0.3)
     in_LC[:] = [False, True, False, True]
-    assert rmed.next_first_arm(state) == 1
+    assert rmed.next_first_arm(state) == 1 and counters[1] == 1  # the pass pointer sits on l
     counters[1] = 2
-    assert rmed.next_first_arm(state) == 3
+    assert rmed.next_first_arm(state) == 3 and counters[1] == 3
     counters[1] = 4
     in_LN[:] = [True, False, True, False]
-    assert rmed.next_first_arm(state) == 0
+    assert rmed.next_first_arm(state) == 0 and counters[1] == 0  # the new pass starts at index 0
     assert in_LC.tolist() == [True, False, True, False] == in_LR.tolist()
     assert not in_LN.any()
 

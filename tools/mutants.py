@@ -63,7 +63,8 @@ def _golden(*names: str) -> list[str]:
 #: Module (relative to ``src/duelbench``) → its own tests (pytest node ids or files).
 MODULE_TESTS = {
     "algorithms/batched.py": ["tests/test_algorithms_batched.py", "tests/test_reference_batched.py",
-                              "tests/test_algorithm_constants.py", *_golden("pcomp", "scomp", "scomp2")],
+                              "tests/test_algorithm_constants.py", "tests/test_batched_rules.py",
+                              *_golden("pcomp", "scomp", "scomp2")],
     "algorithms/btm.py": ["tests/test_algorithms_btm.py", "tests/test_reference_btm.py", *_golden("btm")],
     "algorithms/ccb.py": ["tests/test_algorithms_ccb.py", "tests/test_reference_ccb.py", *_golden("ccb")],
     "algorithms/condorcet_savage.py": ["tests/test_algorithms_condorcet_savage.py",
