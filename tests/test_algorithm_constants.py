@@ -152,3 +152,59 @@ def test_rcs_least_champion_lowest_index_on_ties():
     assert rcs.least_champion(np.array([3, 1, 1, 2])) == 1
     assert rcs.least_champion(np.array([0, 0])) == 0
     assert rcs.least_champion(np.array([2, 5, 1])) == 2
+
+
+# --- a posterior draw of exactly 1/2 ------------------------------------------------------------
+# numpy's Beta(1, 1) sampler (Jöhnk's algorithm, also compiled by numba) returns U/(U + V) for its
+# first two uniforms; with U = V = 1/4 the draw is exactly 1/2, the boundary of every "θ > 1/2"
+# test.  ``_half_generator`` makes those two uniforms (SFC64 with a chosen state: its first
+# outputs are a + b and (b ^ b >> 11) + 9c + 1).
+
+_MASK = (1 << 64) - 1
+
+
+def _half_generator():
+    quarter = 1 << 62  # (2^62 >> 11)·2^-53 = 1/4
+    a, b = quarter, 0
+    c = ((quarter - (b ^ (b >> 11)) - 1) * pow(9, -1, 1 << 64)) & _MASK
+    bg = np.random.SFC64(0)
+    state = bg.state
+    state["state"]["state"] = np.array([a, b, c, 0], dtype=np.uint64)
+    state["has_uint32"], state["uinteger"] = 0, 0
+    bg.state = state
+    return np.random.Generator(bg)
+
+
+def test_half_generator_draws_exactly_one_half():
+    assert _half_generator().random(2).tolist() == [0.25, 0.25]
+    assert posterior_draw(np.zeros((2, 2)), 0, 1, _half_generator()) == 0.5
+
+
+def test_dts_first_candidate_a_draw_of_one_half_is_no_win():
+    """Line 9: 1(θ(1)_ij > 1/2) is strict; θ_01 = θ_10 = 1/2 scores neither arm."""
+    theta, score = np.zeros((2, 2)), np.zeros(2)
+    dts.first_candidate(np.zeros((2, 2)), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.bool_), theta, score,
+                        _half_generator())
+    assert theta[0, 1] == theta[1, 0] == 0.5
+    assert score.tolist() == [0.0, 0.0]
+
+
+def test_dts_second_candidate_tie_with_the_fixed_half_goes_to_the_lowest_index():
+    """Line 14 with θ(2)_{i a(1)} = 1/2 = θ(2)_{a(1) a(1)}: the lowest index of the tie wins."""
+    beats = np.zeros((2, 2), dtype=np.int64)
+    assert dts.second_candidate(np.zeros((2, 2)), beats, 1, _half_generator()) == 0
+    assert dts.second_candidate(np.zeros((2, 2)), beats, 0, _half_generator()) == 0
+
+
+def test_dts_plus_a_draw_of_one_half_is_no_win():
+    theta, wins = np.full((2, 2), 0.5), np.zeros(2)
+    dts_plus.draw_all_pairs(np.zeros((2, 2)), theta, wins, _half_generator())
+    assert theta[0, 1] == theta[1, 0] == 0.5
+    assert wins.tolist() == [0.0, 0.0]
+
+
+def test_rcs_a_draw_of_one_half_is_a_win_for_neither_arm():
+    """θ_01 = 1/2: no sample Condorcet winner (the fallback champion is used)."""
+    sample_wins = np.zeros(2, dtype=np.int64)
+    assert rcs.sample_condorcet_winner(np.zeros((2, 2)), sample_wins, _half_generator()) == -1
+    assert sample_wins.tolist() == [0, 0]

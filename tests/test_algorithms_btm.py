@@ -246,3 +246,50 @@ def test_python_path_identical_through_exploitation():
     for case in py[:2]:  # confidence_factor = 1 reaches exploitation within T = 20 000
         p = np.array(case["pairs"])
         assert np.all(p[:, -1000:, :] == p[:, -1:, :1])
+
+
+def _hand_state(K, n, w, coef, log_term):
+    """A state whose records are ``n``, ``w`` (each kept on the pair (b, b+1 mod K)) and whose
+    radius is ``c(n) = coef·sqrt(log_term/n)``: dyadic values make the tests exact."""
+    state = btm.init(K, 10, _params())
+    cmp, win, nn, ww, active, neg, sc, fl = state
+    for b in range(K):
+        cmp[b, (b + 1) % K], win[b, (b + 1) % K] = n[b], w[b]
+    nn[:], ww[:] = n, w
+    fl[btm.COEF], fl[btm.LOG_TERM] = coef, log_term
+    return state
+
+
+def test_removal_test_is_inclusive_and_reports_the_arm():
+    """Remove b_min when min P̂ + c* ≤ max P̂ − c* (equality included; Yue & Joachims, Algorithm 1);
+    ``update`` returns the removed arm, or −1 when none is removed."""
+    # after the update: n = (4, 4, 4), P̂ = (3/4, 1/2, 5/8), c(4) = 1/4·sqrt(1/4) = 1/8
+    state = _hand_state(3, [4.0, 4.0, 3.0], [3.0, 2.0, 2.0], 0.25, 1.0)
+    assert btm.update(state, 2, 0, True) == 1  # 1/2 + 1/8 = 3/4 − 1/8
+    active, sc = state[4], state[6]
+    assert active.tolist() == [True, False, True] and sc[btm.N_ACTIVE] == 2 and sc[btm.WINNER] == -1
+    # one more win for arm 1's record would have kept it: 5/8 + 1/8 > 3/4 − 1/8
+    state = _hand_state(3, [4.0, 4.0, 3.0], [3.0, 2.5, 2.0], 0.25, 1.0)
+    assert btm.update(state, 2, 0, True) == -1
+    assert state[4].all() and state[6][btm.N_ACTIVE] == 3
+    # while some arm of W has no comparison (n* = 0) nothing is tested
+    state = _hand_state(3, [0.0, 9.0, 0.0], [0.0, 0.0, 0.0], 1e-9, 1.0)
+    assert btm.update(state, 0, 1, True) == -1 and state[4].all()
+
+
+def test_removal_possible_at_radius_one_half():
+    """The test is skipped only for c > 1/2: at c = 1/2 exactly, P̂ = (1, 0) still removes the loser."""
+    state = _hand_state(2, [1.0, 0.0], [1.0, 0.0], 0.5, 1.0)
+    assert btm.update(state, 1, 0, False) == 1  # n = (1, 1), c(1) = 1/2, 0 + 1/2 ≤ 1 − 1/2
+    assert state[6][btm.WINNER] == 0 and state[6][btm.N_ACTIVE] == 1
+    state = _hand_state(2, [1.0, 0.0], [1.0, 0.0], np.nextafter(0.5, 1.0), 1.0)
+    assert btm.update(state, 1, 0, False) == -1  # c just above 1/2: skipped
+
+
+def test_removed_arm_is_the_first_minimum_and_its_comparisons_leave_the_records():
+    """Ties in P̂ go to the lowest index; the removed arm's column leaves every other record."""
+    state = _hand_state(3, [4.0, 4.0, 3.0], [3.0, 1.0, 0.0], 0.25, 1.0)
+    assert btm.update(state, 2, 1, True) == 1  # P̂ = (3/4, 1/4, 1/4): arms 1 and 2 tie
+    n, w = state[2], state[3]
+    # arm 0's 4 comparisons were all against arm 1, arm 2's against 0 (3, lost) and 1 (1, won)
+    assert (n[0], w[0], n[2], w[2]) == (0.0, 0.0, 3.0, 0.0)

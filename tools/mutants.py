@@ -63,7 +63,8 @@ def _golden(*names: str) -> list[str]:
 #: Module (relative to ``src/duelbench``) → its own tests (pytest node ids or files).
 MODULE_TESTS = {
     "algorithms/batched.py": ["tests/test_algorithms_batched.py", "tests/test_reference_batched.py",
-                              "tests/test_algorithm_constants.py", *_golden("pcomp", "scomp", "scomp2")],
+                              "tests/test_algorithm_constants.py", "tests/test_batched_rules.py",
+                              *_golden("pcomp", "scomp", "scomp2")],
     "algorithms/btm.py": ["tests/test_algorithms_btm.py", "tests/test_reference_btm.py", *_golden("btm")],
     "algorithms/ccb.py": ["tests/test_algorithms_ccb.py", "tests/test_reference_ccb.py", *_golden("ccb")],
     "algorithms/condorcet_savage.py": ["tests/test_algorithms_condorcet_savage.py",
@@ -78,15 +79,15 @@ MODULE_TESTS = {
     "algorithms/random.py": ["tests/test_algorithms.py", *_golden("random")],
     "algorithms/rcs.py": ["tests/test_algorithms_rcs.py", "tests/test_reference_rcs.py",
                           "tests/test_algorithm_constants.py", *_golden("rcs")],
-    "algorithms/rmed.py": ["tests/test_reference_rmed.py", *_golden("rmed1")],
+    "algorithms/rmed.py": ["tests/test_reference_rmed.py", "tests/test_rmed_rules.py", *_golden("rmed1")],
     "algorithms/rucb.py": ["tests/test_reference_rucb.py", *_golden("rucb")],
     "algorithms/savage.py": ["tests/test_algorithms_savage.py", "tests/test_reference_savage.py",
                              *_golden("copeland_savage")],
     "algorithms/scb.py": ["tests/test_algorithms_scb.py", "tests/test_reference_scb.py", *_golden("scb")],
     "algorithms/sparring.py": ["tests/test_algorithms_sparring.py", "tests/test_reference_sparring.py",
                                *_golden("sparring")],
-    "cpe/borda.py": ["tests/test_cpe_borda.py", "tests/test_cpe_golden.py"],
-    "cpe/borda_kernel.py": ["tests/test_cpe_borda.py", "tests/test_cpe_golden.py"],
+    "cpe/borda.py": ["tests/test_cpe_borda.py", "tests/test_cpe_borda_rules.py", "tests/test_cpe_golden.py"],
+    "cpe/borda_kernel.py": ["tests/test_cpe_borda.py", "tests/test_cpe_borda_rules.py", "tests/test_cpe_golden.py"],
     "cpe/condorcet.py": ["tests/test_cpe_condorcet.py", "tests/test_reference_cpe_condorcet.py",
                          "tests/test_cpe_golden.py"],
 }
