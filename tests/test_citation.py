@@ -24,7 +24,9 @@ def test_cff_version_is_the_package_version():
     assert CFF["cff-version"] == "1.2.0"
     assert CFF["version"] == duelbench.__version__
     pyproject = tomllib.loads((CHECKOUT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert pyproject["project"]["version"] == duelbench.__version__
+    # one source: pyproject.toml reads the version from the package
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "duelbench.__version__"}
 
 
 def test_cff_has_the_fields_a_release_needs():

@@ -46,7 +46,7 @@ config.clear()
 config.update(_effective)
 
 FIDELITY = config["fidelity"]
-# Jobs run as plain Python processes (`python -m duelbench.engine.job_main` and
+# Jobs run as plain Python processes (`python -m duelbench.job_main` and
 # workflow/scripts/step.py: faster to start than a `run` block, which re-reads the whole
 # workflow); they inherit the environment set in the Snakefile.
 RESULTS = dbc.results_root(config)

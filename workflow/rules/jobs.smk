@@ -1,5 +1,5 @@
 # The generic jobs of every experiment: the numba warm-up, one simulation shard, one sample
-# shard, and the MSLR data. Each runs `python -m duelbench.engine.job_main` (one call into
+# shard, and the MSLR data. Each runs `python -m duelbench.job_main` (one call into
 # duelbench.experiments, no Snakefile re-parse); the functions they use are in common.smk.
 
 
@@ -21,7 +21,7 @@ rule warmup_numba:
     message:
         "compiling numba kernels of {wildcards.algorithm}"
     shell:
-        "python -m duelbench.engine.job_main warmup {output.flag:q} {wildcards.algorithm} "
+        "python -m duelbench.job_main warmup {output.flag:q} {wildcards.algorithm} "
         "--expect-hash {wildcards.codehash} --log {log:q}"
 
 
@@ -58,7 +58,7 @@ rule simulate_shard:
         "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
     shell:
-        "python -m duelbench.engine.job_main simulate {output.npz:q} {params.job:q} --log {log:q}"
+        "python -m duelbench.job_main simulate {output.npz:q} {params.job:q} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -99,7 +99,7 @@ rule sample_shard:
     message:
         "{wildcards.experiment}: {wildcards.family} samples {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
     shell:
-        "python -m duelbench.engine.job_main sample {output.npz:q} {params.job:q} --log {log:q}"
+        "python -m duelbench.job_main sample {output.npz:q} {params.job:q} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -127,4 +127,4 @@ rule fetch_mslr:
     message:
         "fetching MSLR matrix {wildcards.file}.npz (mirror: $DUELBENCH_DATA_MIRROR, else download)"
     shell:
-        "python -m duelbench.engine.job_main fetch-mslr {wildcards.file:q}.npz {output:q} --log {log:q}"
+        "python -m duelbench.job_main fetch-mslr {wildcards.file:q}.npz {output:q} --log {log:q}"

@@ -1,9 +1,9 @@
 """Entry point of the workflow's generic jobs (a plain process: no Snakefile re-parse).
 
-    python -m duelbench.engine.job_main simulate OUT.npz JOB_JSON [--log FILE]
-    python -m duelbench.engine.job_main warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
-    python -m duelbench.engine.job_main sample OUT.npz JOB_JSON [--log FILE]
-    python -m duelbench.engine.job_main fetch-mslr FILE_NAME OUT.npz [--log FILE]
+    python -m duelbench.job_main simulate OUT.npz JOB_JSON [--log FILE]
+    python -m duelbench.job_main warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
+    python -m duelbench.job_main sample OUT.npz JOB_JSON [--log FILE]
+    python -m duelbench.job_main fetch-mslr FILE_NAME OUT.npz [--log FILE]
 
 Each command is one call into :mod:`duelbench.experiments`; the rules in
 workflow/rules/jobs.smk build the arguments (``workflow/scripts/job.py`` is the same command).
