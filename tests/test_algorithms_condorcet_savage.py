@@ -376,3 +376,30 @@ def test_python_path_identical():
         assert (r.pairs[:, -1, 0] == r.pairs[:, -1, 1]).all()  # both runs reached the exploitation
         _, pa = cs.run(P, _rs(P), np.array([60000]), EXACT, np.random.default_rng(9), True)
         assert np.array_equal(pa, np.array(py[name]["exact"]))
+
+
+def test_assume_cw_switch_is_params0_above_one_half():
+    """``init``: ``assume_cw`` iff the parameter array is non-empty and ``params[0] > 1/2``
+    (1/2 itself is the exact test).  An empty array is read as 0: the empty view of ``[1.0]``
+    shares its buffer with that 1.0 and must not be read."""
+    assert cs.init(3, 100, np.array([1.0]))[1]
+    assert not cs.init(3, 100, np.array([0.0]))[1]
+    assert not cs.init(3, 100, np.array([0.5]))[1]
+    assert cs.init(3, 100, np.array([0.5000001]))[1]
+    base = np.array([1.0])
+    assert not cs.init(3, 100, base[:0])[1]
+
+
+@pytest.mark.parametrize("assume_cw", [True, False])
+def test_resolve_counts_one_certain_win_and_one_certain_loss(assume_cw):
+    """``_resolve(q, winner, loser)``: ``won[winner]`` and ``lost[loser]`` rise by exactly one
+    (the shared slots of Copeland SAVAGE, Cpld_lo and the certain losses L) and q leaves W; the
+    loser's first loss removes its pair with an unbeaten arm under the default reading only."""
+    state, _ = cs.init(3, 100, np.array([1.0 if assume_cw else 0.0]))
+    W, pa, pb, pid, nxt, prv, active, lost, won = state[:9]
+    cs._resolve(state, pid[0, 1], 0, 1, assume_cw)
+    assert won.tolist() == [1, 0, 0] and lost.tolist() == [0, 1, 0]
+    assert active.tolist() == [False, True, not assume_cw]  # pairs (0, 1), (0, 2), (1, 2)
+    cs._resolve(state, pid[0, 2], 2, 0, assume_cw)
+    assert won.tolist() == [1, 0, 1] and lost.tolist() == [1, 1, 0]
+    assert active.tolist() == [False, False, not assume_cw]  # exact test: (1, 2) decides arm 2

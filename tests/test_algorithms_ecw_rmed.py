@@ -299,3 +299,18 @@ def test_registered_with_paper_parameters():
         canonical_params("ecw_rmed", {"alpha": 0})
     with pytest.raises(ValueError, match="beta"):
         canonical_params("ecw_rmed", {"beta": -0.1})
+
+
+def test_line4_count_threshold_is_strict():
+    """Line (4) draws a pair while ``N_ab < α √(ln t)``: a count exactly on the threshold is not
+    drawn (α chosen so that α √(ln 20) is 6.0 in floating point; N_01 = 6, μ̂_01 = 5/6, β = 0)."""
+    t = 20
+    alpha = 6.0 / math.sqrt(math.log(t))
+    assert alpha * math.sqrt(math.log(t)) == 6.0
+    st = state_from_counts(np.array([[0, 5, 60], [1, 0, 60], [40, 40, 0.0]]), np.array([alpha, 0.0]))
+    args = (st[m.S_W], st[m.S_MU], st[m.S_PA], st[m.S_PB])
+    assert m.next_forced_pair(*args, 0, t, st[m.S_PARAMS]) == -1
+    assert not m.is_forced(st[m.S_W], st[m.S_MU], 0, 1, 6.0, 0.0)
+    assert m.is_forced(st[m.S_W], st[m.S_MU], 0, 1, math.nextafter(6.0, 7.0), 0.0)
+    assert not m.is_forced(st[m.S_W], st[m.S_MU], 0, 1, 5.0, 1 / 3 - 1e-9)  # |5/6 − 1/2| = 1/3
+    assert m.is_forced(st[m.S_W], st[m.S_MU], 0, 1, 5.0, 1 / 3 + 1e-9)

@@ -227,3 +227,23 @@ def test_hoeffding_side_matches_the_interval():
             if abs(abs(mu - 0.5) - c) > 1e-12:
                 assert got == expect, (w, n)
     assert hoeffding_side(0.0, 0.0, L) == 0 and hoeffding_radius(0, L) == math.inf
+
+
+@pytest.mark.parametrize("K", [1, 2, 3, 5])
+def test_initial_pair_list_is_the_lexicographic_chain(K):
+    """``init``: W = every pair, linked in lexicographic order — ``nxt`` (N entries, the last −1)
+    and ``prv`` (the first −1), the draw pointer on the first pair (−1 when K = 1, N = 0)."""
+    N = K * (K - 1) // 2
+    W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = savage.init(K, 100, np.zeros(1))
+    assert [(a, b) for a, b in zip(pa.tolist(), pb.tolist())] == [(i, j) for i in range(K) for j in range(i + 1, K)]
+    assert nxt.tolist() == list(range(1, N)) + [-1] * (N > 0)
+    assert prv.tolist() == list(range(-1, N - 1))
+    assert active.all() and active.shape == (N,)
+    assert sc[savage.HEAD] == sc[savage.CUR] == (0 if N else -1)
+    assert sc[savage.N_ACTIVE] == N and sc[savage.WINNER] == -1
+    # the chain is walked to its end: every pair once, then −1
+    seen, q = [], sc[savage.HEAD]
+    while q >= 0 and len(seen) <= N:
+        seen.append(int(q))
+        q = nxt[q]
+    assert seen == list(range(N))

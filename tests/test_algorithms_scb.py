@@ -283,3 +283,23 @@ def test_python_path_with_exploitation_blocks_identical():
                            checkpoints=[1000, 50000, 65812, 100000, 120000])
     assert np.array_equal(r.pairs[0], np.array(py["pairs"]))
     assert np.array_equal(r.regret, np.array(py["regret"]))
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3, 4])
+def test_trace_keeps_every_phase_that_fits(rows):
+    """``run_traced`` fills one row per phase reached while one is left: a trace with exactly as
+    many rows as phases (4 phases by T = 1000 on DETERMINISTIC2) or fewer keeps the first ones.
+
+    DETERMINISTIC2's exploration duels are decided (p = 1, p = 0), so the trace does not depend on
+    the generator (rows as in ``test_deterministic_two_arm_case_by_hand``)."""
+    def traced(n):
+        trace = np.zeros((n, 7), dtype=np.int64)
+        scb.run_traced(DETERMINISTIC2, np.zeros((1, 2, 2)), np.array([1000], dtype=np.int64), np.zeros(0),
+                       np.random.default_rng(0), trace)
+        return trace
+
+    full = traced(8)
+    assert full[:, 0].tolist() == [1, 2, 3, 4, 0, 0, 0, 0]
+    assert [(r[0], r[1], r[2], r[4]) for r in full[:4].tolist()] == [
+        (1, 0, 4, 0), (2, 4, 16, 0), (3, 20, 108, 1), (4, 276, 152, 1)]
+    assert np.array_equal(traced(rows), full[:rows])

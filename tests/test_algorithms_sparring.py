@@ -243,3 +243,12 @@ def test_compiled_path_equals_python_path():
             r = _sim(P, 6000, 2, seed=4, record_pairs=True, alpha=alpha)
             assert np.array_equal(r.pairs, np.array(py[f"{name}/{alpha}"]["pairs"])), (name, alpha)
             assert np.array_equal(r.regret, np.array(py[f"{name}/{alpha}"]["regret"])), (name, alpha)
+
+
+def test_machine_without_arms_proposes_none():
+    """``sbm_choose`` returns −1 when there is no arm to propose (the initial ``arm``), and the
+    lowest index among equal indices otherwise (unplayed arms all have index 1)."""
+    assert sparring.sbm_choose(np.zeros((2, 0)), np.zeros((2, 0)), 0, 1.0) == -1
+    assert sparring.sbm_choose(np.zeros((2, 3)), np.zeros((2, 3)), 1, 1.0) == 0
+    plays = np.array([[4.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+    assert sparring.sbm_choose(plays, np.zeros((2, 3)), 0, 1.0) == 1  # 0 + sqrt(1/4) < 1: arm 1

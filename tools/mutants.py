@@ -75,7 +75,7 @@ MODULE_TESTS = {
     "algorithms/ecw_rmed.py": ["tests/test_algorithms_ecw_rmed.py", "tests/test_reference_ecw_rmed.py",
                                *_golden("ecw_rmed")],
     "algorithms/kernels.py": ["tests/test_algorithms.py", "tests/test_reference_rucb.py", "tests/test_reference_dts.py",
-                              *_golden("rucb", "dts", "dts_plus")],
+                              "tests/test_recorder_kernels.py", *_golden("rucb", "dts", "dts_plus")],
     "algorithms/random.py": ["tests/test_algorithms.py", *_golden("random")],
     "algorithms/rcs.py": ["tests/test_algorithms_rcs.py", "tests/test_reference_rcs.py",
                           "tests/test_algorithm_constants.py", *_golden("rcs")],
