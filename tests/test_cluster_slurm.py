@@ -14,8 +14,9 @@ and the SLURM job's environment) and the logs. The demo has no timing table, and
 carry no creation date (``duelbench.experiments.plotting`` blanks it), so they are compared
 byte for byte.
 
-With ``CI=true`` the test always runs: a cluster that cannot be installed or started fails
-CI. Elsewhere it is skipped when SLURM is not installed and cannot be (no root or no apt).
+It runs in ``make test-cluster`` (marker ``cluster``; ``make test`` and CI leave it out). With
+``CI=true`` a cluster that cannot be installed or started fails it; elsewhere it is skipped
+when SLURM is not installed and cannot be (no root or no apt).
 """
 
 from __future__ import annotations
