@@ -118,7 +118,7 @@ def test_the_wheel_carries_the_package_and_its_data(dists):
 
 def test_twine_check_passes(dists):
     if importlib.util.find_spec("twine") is None:
-        pytest.skip("twine is not installed (requirements-test.lock pins it: make venv)")
+        pytest.fail("twine is not installed: requirements-test.lock pins it, which `make venv` installs")
     proc = _run([sys.executable, "-m", "twine", "check", "--strict", dists["sdist"], dists["wheel"]],
                 env=_plain_env(), timeout=300)
     assert proc.stdout.count("PASSED") == 2, proc.stdout
