@@ -27,6 +27,7 @@ terms.
 from __future__ import annotations
 
 import decimal
+import functools
 import math
 
 import numpy as np
@@ -58,10 +59,13 @@ def fsum(values) -> float:
 #: that is not within 10**-34 relative of a midpoint between two doubles, on every processor.
 #: The C library's ``log``, ``exp`` and ``pow`` are not: glibc picks an FMA or a non-FMA variant
 #: for the processor at run time, and they differ in the last bit for a few arguments in 10**5.
+#: A decimal logarithm costs about 25 µs, so results are cached per argument (a bootstrap takes
+#: the logarithms of the same few hundred values thousands of times).
 _DECIMAL = decimal.Context(prec=34, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 _LN2 = _DECIMAL.ln(decimal.Decimal(2))
 
 
+@functools.lru_cache(maxsize=1 << 20)
 def _log(v: float, base: float | None = None) -> float:
     """Logarithm of ``v`` (natural for None or ``math.e``; else to ``base``), rounded to the
     nearest double; numpy's conventions: ``-inf`` at 0, NaN below 0 and for NaN."""
@@ -78,6 +82,7 @@ def _log(v: float, base: float | None = None) -> float:
     return float(_DECIMAL.divide(_DECIMAL.ln(d), b))
 
 
+@functools.lru_cache(maxsize=1 << 20)
 def _exp(v: float) -> float:
     """``e ** v`` rounded to the nearest double (``inf`` on overflow, 0 on underflow)."""
     if not math.isfinite(v):
@@ -103,6 +108,7 @@ def fexp(x) -> np.ndarray:
     return _elementwise(_exp, x)
 
 
+@functools.lru_cache(maxsize=1 << 20)
 def _pow(v: float, p: float) -> float:
     """``v ** p`` with numpy's conventions: ``inf`` on overflow and for 0 to a negative power,
     NaN for a negative base to a non-integer power.  Finite non-zero ``v`` and finite ``p`` in
