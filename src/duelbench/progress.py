@@ -149,6 +149,8 @@ class FileProgress:
         self.clock = clock or time.perf_counter
         self.start = self.clock()
         self._before = {f for f in self.files if os.path.exists(f)}  # not done by this build
+        #: the work found done at the start: not counted in the measured throughput
+        self._done_before = sum(w for f, w in zip(self.files, self.weights) if f in self._before)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last: tuple[int, float] | None = None
@@ -159,13 +161,12 @@ class FileProgress:
         count = sum(done)
         work = sum(w for w, d in zip(self.weights, done) if d)
         fresh = sum(w for f, w, d in zip(self.files, self.weights, done) if d and f not in self._before)
-        base = sum(w for f, w in zip(self.files, self.weights) if f in self._before)
         if self._last == (count, work) and count < len(self.files):
             return None
         self._last = (count, work)
         elapsed = self.clock() - self.start
-        # throughput from the work this build did; work found done at the start is not counted
-        left = time_left(elapsed, fresh, self.total - base)
+        # throughput from the work this build did
+        left = time_left(elapsed, fresh, self.total - self._done_before)
         fraction = work / self.total if self.total else count / max(len(self.files), 1)
         return progress_line(self.label, count, len(self.files), elapsed, fraction, left)
 
