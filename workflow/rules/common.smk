@@ -301,13 +301,64 @@ def step_outputs(plan, step, in_report=True):
     return out
 
 
-def step_inputs(plan, step):
-    named = dict(step.inputs)
-    if step.shards:
+def plan_jobs(plan, prefix, wanted=None):
+    """(rule name, steps) of each job running ``plan``'s steps (experiments.smk): the steps that
+    are not host dependent in `<prefix>steps`, each host-dependent one alone in
+    `<prefix><step>`. With ``wanted`` (the files read outside the plan), `<prefix>steps` holds
+    only the steps that write a wanted file and the steps those read from; the others go to
+    `<prefix>other_steps`."""
+    steps = [s for s in plan.steps if not s.host_dependent]
+    if wanted is not None:
+        writer = {p: s for s in steps for p in s.outputs.values()}
+        need = {writer[p].name for p in wanted if p in writer}
+        grown = True
+        while grown:
+            reads = {
+                p
+                for s in steps
+                if s.name in need
+                for v in s.inputs.values()
+                for p in (v if isinstance(v, (list, tuple)) else [v])
+            }
+            more = {writer[p].name for p in reads if p in writer} - need
+            need |= more
+            grown = bool(more)
+        groups = [
+            (f"{prefix}steps", [s for s in steps if s.name in need]),
+            (f"{prefix}other_steps", [s for s in steps if s.name not in need]),
+        ]
+    else:
+        groups = [(f"{prefix}steps", steps)]
+    groups += [(f"{prefix}{s.name}", [s]) for s in plan.steps if s.host_dependent]
+    return [(name, group) for name, group in groups if group]
+
+
+def plan_inputs(plan, steps):
+    """Named inputs of the job running ``steps`` of ``plan``: what each step reads that no step
+    of the job writes (`<step>__<key>`), the plan's shards (`shards`) when a step reads them, and
+    each step's sample shards (`<step>__samples`)."""
+    written = {p for s in steps for p in s.outputs.values()}
+    named = {}
+    for s in steps:
+        for key, value in s.inputs.items():
+            paths = value if isinstance(value, (list, tuple)) else [value]
+            paths = [str(p) for p in paths if p not in written]
+            if paths:
+                named[f"{s.name}__{key}"] = paths
+        if s.families:
+            named[f"{s.name}__samples"] = step_samples(plan, s.families)
+    if any(s.shards for s in steps):
         named["shards"] = step_shards(plan)
-    if step.families:
-        named["samples"] = step_samples(plan, step.families)
     return named
+
+
+def plan_outputs(plan, steps, in_report=True):
+    """Named outputs (`<step>__<key>`, with sidecars) of the job running ``steps`` of ``plan``."""
+    return {
+        f"{s.name}__{key}": path
+        for s in steps
+        for key, path in step_outputs(plan, s, in_report).items()
+    }
 
 
 # ---------------------------------------------------------------------------------------------

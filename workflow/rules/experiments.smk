@@ -1,6 +1,6 @@
 # The generic rules of every experiment package on the contract of
 # duelbench.experiments.contract (plans from duelbench.experiments.planning): for each configured experiment, one rule per declared step
-# (`<experiment>_<step>`, running workflow/scripts/step.py), the target rule `<experiment>`
+# (`<experiment>_steps`, running workflow/scripts/steps.py), the target rule `<experiment>`
 # and its outputs in `all`. Simulation shards come from the results archive when it holds them
 # (valid for this code and requirements.lock), else from the generic simulate_shard rule (jobs.smk);
 # sample shards likewise, else from the generic sample_shard rule (jobs.smk).
@@ -28,14 +28,16 @@ try:
 except (dbc.ConfigError, ValueError) as _exc:
     raise WorkflowError(f"invalid bench_all configuration: {_exc}") from None
 
-#: On a cluster, the steps of one experiment (seconds each) run as one job: jobs of a group
-#: that depend on each other are submitted together. Local runs ignore groups.
-STEP_GROUP = "steps"
-
-# One rule per step of every plan: `<paper>_<step>` for the declared reading,
-# `<paper>__<reading>__<step>` for each reading variant (its outputs under readings/<id>/, not in
-# the report: the paper's `readings` item shows them) and `bench_all__<paper>__<step>` for the
-# bench-all plans (outputs under results/bench_all/, built only by the `bench_all` target).
+# One job per plan: `<paper>_steps` runs the declared reading's steps, `<paper>__<reading>__steps`
+# each reading variant's (its outputs under readings/<id>/, not in the report: the paper's
+# `readings` item shows them) and `bench_all__<paper>__steps` the bench-all plan's (outputs under
+# results/bench_all/, built only by the `bench_all` target). Its steps run in declared order in
+# one process (duelbench.experiments.planning.run_steps), each with its own log and sidecars. A
+# host-dependent step (a timing) runs in a job of its own, `<prefix><step>`, whose outputs only
+# the target `<paper>_timing` builds, never `all`. Of a reading variant or a bench-all plan, only
+# the steps whose outputs are read elsewhere (by the paper's `readings` step, by the bench-all
+# leaderboard and figures) run in `<prefix>steps`; the others (its own figures) in
+# `<prefix>other_steps`, built only when named.
 # Each entry: (experiment, plan, rule-name prefix, log folder, reading id, bench-all plan?).
 _ALL_PLANS = (
     [(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
@@ -48,24 +50,37 @@ _ALL_PLANS = (
         for _name, _plan in BENCH_ALL_PLANS.items()
     ]
 )
+#: every file a step of a declared plan reads, and what the bench-all target reads
+_WANTED = {
+    str(p)
+    for _plan in PLANS.values()
+    for _s in _plan.steps
+    for _v in _s.inputs.values()
+    for p in (_v if isinstance(_v, (list, tuple)) else [_v])
+} | {
+    str(p)
+    for _plan in BENCH_ALL_PLANS.values()
+    for p in [*_plan.curves, *dbx_bench_all.regret_figures(_plan)]
+}
 for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
     _declared = not (_rid or _bench)
     register_shards(_plan.shards, owner=_logs)
     register_samples(_plan.samples)
     _code = dbx_contract.code_hash(_name)
-    for _step in _plan.steps:
+    for _rule, _steps in plan_jobs(_plan, _prefix, None if _declared else _WANTED):
 
         rule:
             name:
-                f"{_prefix}{_step.name}"
+                _rule
             input:
-                **step_inputs(_plan, _step),
+                **plan_inputs(_plan, _steps),
             output:
-                **step_outputs(_plan, _step, in_report=_declared),
+                **plan_outputs(_plan, _steps, in_report=_declared),
             log:
-                f"{RESULTS}/logs/{FIDELITY}/{_logs}/{_step.name}.log",
-            group:
-                STEP_GROUP
+                **{
+                    s.name: f"{RESULTS}/logs/{FIDELITY}/{_logs}/{s.name}.log"
+                    for s in _steps
+                },
             conda:
                 "../envs/duelbench.yaml"
             threads: 1
@@ -73,16 +88,21 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 experiment=_name,
                 reading=_rid,
                 bench_all=_bench,
-                step=_step.name,
-                settings=json.dumps(_step.settings, sort_keys=True, default=str),
+                steps=[s.name for s in _steps],
+                settings=json.dumps(
+                    {s.name: s.settings for s in _steps}, sort_keys=True, default=str
+                ),
                 code=_code,
             message:
-                _step.message or f"{_logs}: {_step.name}"
+                f"{_logs}: " + ", ".join(s.name for s in _steps)
             script:
-                "../scripts/step.py"
+                "../scripts/steps.py"
 
     if _declared:
-        register_experiment(_name, with_sidecars(_plan.outputs()))
+        register_experiment(_name, with_sidecars(_plan.results()))
+        _timed = [p for p in _plan.outputs() if p not in set(_plan.results())]
+        if _timed:
+            register_experiment(f"{_name}_timing", with_sidecars(_timed), default=False)
 
 
 # `bench_all`: the leaderboard of the benchmarked algorithm and every figure with it drawn in

@@ -116,7 +116,11 @@ class Step:
     settings : mapping
         The settings its outputs depend on (a rule parameter: a change reruns the step).
     message : str
-        One line shown when the job starts.
+        One line shown when the step starts.
+    host_dependent : bool
+        Whether the outputs depend on the machine (a timing, never a result or a check): such a
+        step runs in a job of its own, built only when its target ``<paper>_timing`` is named,
+        never by ``all``; no other step may read its outputs.
     """
 
     name: str
@@ -127,6 +131,7 @@ class Step:
     samples: str | tuple[str, ...] | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     message: str = ""
+    host_dependent: bool = False
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -190,12 +195,18 @@ class Plan:
         """Every output of every step (sidecars not included)."""
         return [p for s in self.steps for p in s.outputs.values()]
 
+    def results(self) -> list[str]:
+        """The outputs of the steps that are not host dependent (what ``all`` builds)."""
+        return [p for s in self.steps if not s.host_dependent for p in s.outputs.values()]
+
     def sample_family(self, family: str) -> list[SampleShard]:
         return [s for s in self.samples if s.family == family]
 
     def check(self) -> None:
         """Consistency of the declaration: unique step names and outputs, items that point at
-        step outputs, callable step functions, declared sample families."""
+        step outputs, steps that read only what earlier steps wrote (they run in declared order)
+        and nothing a host-dependent step wrote, callable step functions, declared sample
+        families."""
         names = [s.name for s in self.steps]
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
@@ -210,7 +221,16 @@ class Plan:
             if missing:
                 raise ConfigError(f"{self.name}: item {item.id} shows {missing[0]}, which no step writes")
         families = {s.family for s in self.samples}
-        for s in self.steps:
+        writer = {p: (i, s) for i, s in enumerate(self.steps) for p in s.outputs.values()}
+        for i, s in enumerate(self.steps):
+            for p in (p for v in s.inputs.values() for p in (v if isinstance(v, (list, tuple)) else [v])):
+                j, w = writer.get(p, (-1, None))
+                if w is not None and w.host_dependent:
+                    raise ConfigError(f"{self.name}: step {s.name} reads {p} of the host-dependent step "
+                                      f"{w.name} (a timing is never an input)")
+                if j >= i:
+                    raise ConfigError(f"{self.name}: step {s.name} reads {p}, written by the step {w.name} "
+                                      f"declared after it (steps run in declared order)")
             if not callable(s.function):
                 raise ConfigError(f"{self.name}: step {s.name}'s function must be a callable, got {s.function!r}")
             for family in s.families:

@@ -109,7 +109,8 @@ class Chen2020(Experiment):
                                   settings=study_settings(study), message=f"{NAME}: study {study}"))
         steps.append(Step("runtime", runtime.runtime, {"csv": out["runtime_csv"], "png": out["runtime_png"],
                                                        "pdf": out["runtime_pdf"]},
-                          settings=study_settings("runtime"), message=f"{NAME}: time per round (host dependent)"))
+                          settings=study_settings("runtime"), message=f"{NAME}: time per round (host dependent)",
+                          host_dependent=True))
         tables = [p for st in steps for k, p in st.outputs.items() if k in ("csv", "fits", "instances")
                   and st.name != "runtime"]
         # the checks read the studies' tables and, for the intervals, the runs themselves
