@@ -203,3 +203,43 @@ def test_log_exp_do_not_depend_on_the_c_library_variant():
                           env={**os.environ, **extra}).stdout
            for extra in ({}, {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-AVX2,-FMA"})]
     assert out[0] == out[1]
+
+
+def _hard_rows(seed: int) -> np.ndarray:
+    """Rows that stress a sum: cancelling terms 30 orders of magnitude apart, half-way cases of
+    round-half-even (1 + many 2**-53 + 2**-106), exact zeros, integers times powers of two."""
+    rng = np.random.default_rng(seed)
+    big = rng.normal(size=(40, 30)) * 10.0 ** rng.integers(-15, 16, size=(40, 30))
+    halfway = rng.permuted(np.concatenate([np.ones((40, 10)), np.full((40, 20), 2.0**-53),
+                                           np.full((40, 1), 2.0**-106), np.zeros((40, 29))], axis=1), axis=1)
+    ints = rng.integers(-3, 4, size=(40, 60)) * 2.0 ** rng.integers(-60, 60, size=(40, 60))
+    return np.concatenate([np.concatenate([big, -big], axis=1), halfway, ints,
+                           rng.normal(size=(40, 60))], axis=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_row_sums_are_the_correctly_rounded_sum_of_each_row(seed):
+    a = _hard_rows(seed)
+    got = N.fsum_last(a)
+    assert got.shape == (a.shape[0],)
+    assert [float(v) for v in got] == [float(_exact_sum(r)) for r in a]
+    assert got.tobytes() == np.array([math.fsum(r) for r in a.tolist()]).tobytes()
+
+
+def test_row_statistics_are_the_one_sample_ones_row_by_row():
+    a = _hard_rows(9)[:, :50]
+    assert N.fmean_last(a).tobytes() == np.array([N.fmean(r) for r in a]).tobytes()
+    assert N.fvar_last(a).tobytes() == np.array([N.fvar(r) for r in a]).tobytes()
+    assert N.fstd_last(a, ddof=0).tobytes() == np.array([N.fstd(r, ddof=0) for r in a]).tobytes()
+    x = a[3]
+    assert type(N.fmean_last(x)) is float and N.fmean_last(x) == N.fmean(x) and N.fstd_last(x) == N.fstd(x)
+    assert N.div_or_nan(1.0, 0.0) != N.div_or_nan(1.0, 0.0)
+    assert N.div_or_nan(np.array([1.0, 3.0]), np.array([0.0, 2.0])).tolist()[1] == 1.5
+
+
+def test_row_sums_of_non_finite_rows_are_numpys_and_overflow_is_refused():
+    a = np.array([[1.0, np.inf, 2.0], [np.nan, 1.0, 2.0], [np.inf, -np.inf, 0.0], [1.0, 2.0, 3.0]])
+    got = N.fsum_last(a)
+    assert got[0] == np.inf and np.isnan(got[1]) and np.isnan(got[2]) and got[3] == 6.0
+    with pytest.raises(OverflowError):
+        N.fsum_last(np.array([[1e308, 1e308, -1e308]]))

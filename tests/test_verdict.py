@@ -291,3 +291,21 @@ def test_an_estimate_without_sampling_error_on_the_boundary_fails_an_open_region
     d = V.decide(V.mean_ratio(x, x, paired=True), V.parse_region({"below": 1.0}))
     assert d.verdict == "fail" and d.p_fail == 0.0 and d.p_pass == 1.0
     assert V.adjusted_verdicts([d, d])[0][0] == "fail"
+
+
+@pytest.mark.parametrize("paired", [False, True])
+def test_row_wise_bootstrap_gives_the_replicates_of_the_one_by_one_bootstrap(paired, monkeypatch):
+    """Same draws in the same order, the same bits per replicate, whatever the batch size."""
+    from duelbench.report.numerics import div_or_nan, fmean_last, fstd_last
+
+    rng = np.random.default_rng(3)
+    xs = [rng.lognormal(3, 1, 37), rng.lognormal(3, 1, 37 if paired else 23)]
+
+    def stat(u, v):
+        return div_or_nan(fstd_last(u), fmean_last(v))
+
+    one = V.bootstrap(xs, stat, seed=4, key="k", replicates=900, paired=paired)
+    rows = V.bootstrap(xs, stat, seed=4, key="k", replicates=900, paired=paired, rows=True)
+    assert one.tobytes() == rows.tobytes()
+    monkeypatch.setattr(V, "BOOTSTRAP_BATCH_TERMS", 100)  # batches of 1-2 replicates
+    assert V.bootstrap(xs, stat, seed=4, key="k", replicates=900, paired=paired, rows=True).tobytes() == one.tobytes()

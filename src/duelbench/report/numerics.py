@@ -30,6 +30,7 @@ import decimal
 import functools
 import math
 
+import numba
 import numpy as np
 
 
@@ -174,6 +175,111 @@ def fsem(x) -> float:
     below two values."""
     x = np.asarray(x, dtype=np.float64).ravel()
     return fstd(x) / math.sqrt(x.size) if x.size > 1 else math.nan
+
+
+@numba.njit(cache=True, nogil=True)
+def _row_fsums(a):  # pragma: no cover - compiled
+    """Correctly rounded sum of each row of the 2-D float64 array ``a`` (Shewchuk's partials,
+    then the exact half-even rounding of their sum, as :func:`math.fsum` does); ``ok[r]`` is False
+    where row ``r`` holds a non-finite term or overflows on the way (then recomputed by
+    :func:`fsum`). Additions, subtractions and comparisons only: IEEE-exact on every processor."""
+    rows, n = a.shape
+    out = np.empty(rows)
+    ok = np.ones(rows, np.bool_)
+    partials = np.empty(n + 1)
+    for r in range(rows):
+        m = 0
+        for k in range(n):
+            x = a[r, k]
+            if not np.isfinite(x):
+                ok[r] = False
+                break
+            i = 0
+            for j in range(m):
+                y = partials[j]
+                if abs(x) < abs(y):
+                    x, y = y, x
+                hi = x + y
+                lo = y - (hi - x)
+                if lo != 0.0:
+                    partials[i] = lo
+                    i += 1
+                x = hi
+            m = i
+            if x != 0.0:
+                if not np.isfinite(x):
+                    ok[r] = False
+                    break
+                partials[m] = x
+                m += 1
+        if not ok[r]:
+            out[r] = np.nan
+            continue
+        hi = 0.0
+        lo = 0.0
+        if m > 0:
+            m -= 1
+            hi = partials[m]
+            while m > 0:
+                x = hi
+                m -= 1
+                y = partials[m]
+                hi = x + y
+                lo = y - (hi - x)
+                if lo != 0.0:
+                    break
+            if m > 0 and ((lo < 0.0 and partials[m - 1] < 0.0) or (lo > 0.0 and partials[m - 1] > 0.0)):
+                y = lo * 2.0
+                x = hi + y
+                if y == x - hi:
+                    hi = x
+        out[r] = hi
+    return out, ok
+
+
+def fsum_last(x):
+    """:func:`fsum` along the last axis: a float for a 1-D ``x``, one correctly rounded sum per
+    row for a 2-D ``x`` (compiled; the same bits as :func:`fsum` of each row)."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim < 2:
+        return fsum(x)
+    a = np.ascontiguousarray(x.reshape(-1, x.shape[-1]))
+    out, ok = _row_fsums(a)
+    for r in np.flatnonzero(~ok):
+        out[r] = fsum(a[r])
+    return out.reshape(x.shape[:-1])
+
+
+def fmean_last(x):
+    """:func:`fmean` along the last axis (a float for a 1-D ``x``, an array for a 2-D one)."""
+    x = np.asarray(x, dtype=np.float64)
+    return fsum_last(x) / x.shape[-1] if x.shape[-1] else fsum_last(x) * math.nan
+
+
+def fvar_last(x, ddof: int = 1):
+    """:func:`fvar` along the last axis, with the same operations in the same order."""
+    x = np.asarray(x, dtype=np.float64)
+    n = x.shape[-1]
+    if n <= ddof:
+        return fsum_last(x) * math.nan
+    m = fmean_last(x)
+    return fsum_last((x - (m if x.ndim < 2 else m[..., None])) ** 2) / (n - ddof)
+
+
+def fstd_last(x, ddof: int = 1):
+    """:func:`fstd` along the last axis."""
+    v = fvar_last(x, ddof)
+    return math.sqrt(v) if isinstance(v, float) else np.sqrt(v)
+
+
+def div_or_nan(a, b):
+    """``a / b``, NaN where ``b = 0`` (floats, or arrays element-wise): a bootstrap replicate
+    without spread, dropped from the interval."""
+    if isinstance(a, float) and isinstance(b, float):
+        return a / b if b else math.nan
+    a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b != 0, a / np.where(b != 0, b, 1.0), math.nan)
 
 
 def fdot(x, y) -> float:

@@ -395,12 +395,25 @@ def bootstrap_stream(seed: int, key: str) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(int.from_bytes(digest[:16], "little")))
 
 
+#: Terms resampled at once by a row-wise bootstrap (:func:`bootstrap` with ``rows``): bounds the
+#: memory (8 bytes each) of one batch of replicates; the result does not depend on it.
+BOOTSTRAP_BATCH_TERMS = 2_000_000
+
+
 def bootstrap(samples: Sequence, statistic: Callable[..., float], seed: int, key: str,
-              replicates: int = BOOTSTRAP_REPLICATES, paired: bool = False) -> np.ndarray:
+              replicates: int = BOOTSTRAP_REPLICATES, paired: bool = False, rows: bool = False) -> np.ndarray:
     """Bootstrap replicates of ``statistic(*resampled)`` over runs, each sample resampled on its
-    own (``paired``: one resampling of the run indices for all samples)."""
+    own (``paired``: one resampling of the run indices for all samples).
+
+    With ``rows``, ``statistic`` takes a batch of replicates at once, one per row of each 2-D
+    resampled sample, and returns one value per row (written with the ``*_last`` functions of
+    :mod:`duelbench.report.numerics`, which give a row the bits a 1-D sample gets). The indices
+    are drawn in the same order either way, so both give the same replicates; rows are faster.
+    """
     xs = [np.asarray(x, dtype=float) for x in samples]
     rng = bootstrap_stream(seed, key)
+    if rows:
+        return _bootstrap_rows(xs, statistic, rng, replicates, paired)
     out = np.empty(replicates)
     if paired:
         n = xs[0].size
@@ -410,6 +423,27 @@ def bootstrap(samples: Sequence, statistic: Callable[..., float], seed: int, key
     else:
         for r in range(replicates):
             out[r] = statistic(*(x[rng.integers(0, x.size, x.size)] for x in xs))
+    return out
+
+
+def _bootstrap_rows(xs: list[np.ndarray], statistic: Callable, rng: np.random.Generator, replicates: int,
+                    paired: bool) -> np.ndarray:
+    """:func:`bootstrap` with a row-wise ``statistic``, in batches of replicates."""
+    sizes = [xs[0].size] * len(xs) if paired else [x.size for x in xs]
+    batch = max(1, BOOTSTRAP_BATCH_TERMS // max(1, sum(sizes)))
+    out = np.empty(replicates)
+    for start in range(0, replicates, batch):
+        stop = min(replicates, start + batch)
+        if paired:
+            idx = np.array([rng.integers(0, sizes[0], sizes[0]) for _ in range(start, stop)]).reshape(stop - start, -1)
+            drawn = [x[idx] for x in xs]
+        else:
+            idx = [np.empty((stop - start, n), dtype=np.int64) for n in sizes]
+            for r in range(stop - start):
+                for k, n in enumerate(sizes):
+                    idx[k][r] = rng.integers(0, n, n)
+            drawn = [x[i] for x, i in zip(xs, idx)]
+        out[start:stop] = statistic(*drawn)
     return out
 
 

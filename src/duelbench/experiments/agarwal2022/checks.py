@@ -64,7 +64,7 @@ import pandas as pd
 
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
-from duelbench.report.numerics import fmean, fvar
+from duelbench.report.numerics import fmean, fmean_last, fvar
 
 from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
@@ -106,8 +106,10 @@ class Tables:
         return next((x for x in (xa, xb) if isinstance(x, Missing)), (xa, xb))
 
 
-def _ratio_of_ratios(a1, b1, a2, b2) -> float:
-    return (fmean(a1) / fmean(b1)) / (fmean(a2) / fmean(b2))
+def _ratio_of_ratios(a1, b1, a2, b2):
+    """(mean a1 / mean b1) / (mean a2 / mean b2): a float for 1-D samples, one value per row of
+    2-D ones (row-wise, for :func:`duelbench.report.verdict.bootstrap` with ``rows``)."""
+    return (fmean_last(a1) / fmean_last(b1)) / (fmean_last(a2) / fmean_last(b2))
 
 
 def ratio_of_ratios(t: Tables, stat: str, a: str, b: str) -> Measurement:
@@ -123,7 +125,8 @@ def ratio_of_ratios(t: Tables, stat: str, a: str, b: str) -> Measurement:
             return Missing(f"fewer than 2 runs on {syn} or {real}")
         sample = [xs[0][:n], xs[1][:n], xr[0][:n], xr[1][:n]]
         value = _ratio_of_ratios(*sample)
-        reps = V.bootstrap(sample, _ratio_of_ratios, t.seed, f"{stat}:{syn}:{real}", BOOTSTRAP_REPLICATES, paired=True)
+        reps = V.bootstrap(sample, _ratio_of_ratios, t.seed, f"{stat}:{syn}:{real}", BOOTSTRAP_REPLICATES, paired=True,
+                           rows=True)
         comps.append((f"{syn}/{real}", Measurement(value=value, replicates=reps, runs=n)))
     for p in PANELS:
         x = t.pair(p, a, b)

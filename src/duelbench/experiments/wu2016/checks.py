@@ -24,7 +24,7 @@ from duelbench.data.registry import load_matrix
 from duelbench.problems.winners import condorcet_winner, copeland_winners, normalized_copeland_scores
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
-from duelbench.report.numerics import fmean, fstd
+from duelbench.report.numerics import div_or_nan, fmean, fmean_last, fstd, fstd_last, fsum_last
 
 from ..claims import Missing, checks_table, evaluate_with_reasons
 from ..contract import StepContext
@@ -86,13 +86,9 @@ class Tables:
 
 
 def _boot(t: Tables, key: str, samples, statistic, paired: bool = False) -> np.ndarray:
-    """Bootstrap replicates over runs (the declared seed, ``key`` the statistic's name)."""
-    return V.bootstrap(samples, statistic, seed=t.seed, key=key, paired=paired)
-
-
-def _div(a: float, b: float) -> float:
-    """a / b, NaN for b = 0 (a bootstrap replicate without spread; dropped from the interval)."""
-    return a / b if b else math.nan
+    """Bootstrap replicates over runs (the declared seed, ``key`` the statistic's name); every
+    statistic here is row-wise (:func:`duelbench.report.verdict.bootstrap` with ``rows``)."""
+    return V.bootstrap(samples, statistic, seed=t.seed, key=key, paired=paired, rows=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,7 +153,7 @@ def reldiff(t: Tables, panel: str, a: str, b: str) -> Measurement:
             return x
 
     def stat(u, v):
-        return _div(abs(fmean(u) - fmean(v)), fmean(v))
+        return div_or_nan(abs(fmean_last(u) - fmean_last(v)), fmean_last(v))
 
     ma, mb = fmean(xa), fmean(xb)
     return Measurement(value=stat(xa, xb), replicates=_boot(t, f"reldiff:{panel}:{a}:{b}", [xa, xb], stat),
@@ -221,8 +217,8 @@ def std_over_ecw_replicates(x: np.ndarray, ecw: np.ndarray, same: bool, seed: in
     """Bootstrap replicates of STD(x) / mean(ecw) (``same``: x is ECW-RMED's own sample, resampled
     once); shared with Figure 2's table, so that its intervals are the checks'."""
     if same:
-        return V.bootstrap([x], lambda u: _div(fstd(u), fmean(u)), seed=seed, key=key)
-    return V.bootstrap([x, ecw], lambda u, v: _div(fstd(u), fmean(v)), seed=seed, key=key)
+        return V.bootstrap([x], lambda u: div_or_nan(fstd_last(u), fmean_last(u)), seed=seed, key=key, rows=True)
+    return V.bootstrap([x, ecw], lambda u, v: div_or_nan(fstd_last(u), fmean_last(v)), seed=seed, key=key, rows=True)
 
 
 def std_over_ecw(t: Tables, panel: str, a: str) -> Measurement:
@@ -248,7 +244,7 @@ def _std_ratio(t: Tables, panel: str, a: str, b: str, key: str) -> Measurement:
         return Missing("fewer than 2 runs")
 
     def stat(u, v):
-        return _div(fstd(u), fstd(v))
+        return div_or_nan(fstd_last(u), fstd_last(v))
 
     return Measurement(value=stat(xa, xb), replicates=_boot(t, key, [xa, xb], stat), runs=min(xa.size, xb.size),
                        evidence=f"panel {panel}: STD {a} {fstd(xa):.6g}, {b} {fstd(xb):.6g}")
@@ -280,7 +276,7 @@ def rucb_elimination(t: Tables) -> Measurement:
             share = tr["eliminated_steps"].to_numpy(float) / tr["horizon"].to_numpy(float)
             parts.append((f"{name} {p}", Measurement(
                 value=fmean(share), runs=share.size,
-                replicates=_boot(t, f"rucb_elimination:{p}:{name}", [share], fmean))))
+                replicates=_boot(t, f"rucb_elimination:{p}:{name}", [share], fmean_last))))
     if not parts:
         return Missing("no traced curve (traces.curves is empty)")
     return Measurement(components=parts, evidence=f"share of steps t <= T with |C| < K over the first "
@@ -300,10 +296,11 @@ def winner_first_min_share(t: Tables, panel: str, a: str) -> Measurement:
     steps = tr[[f"first_steps_{w}" for w in winners]].to_numpy(float)
     horizon = tr["horizon"].to_numpy(float)
 
-    def stat(idx):
+    def stat(idx):  # idx: run indices, one replicate (1-D) or one per row
         idx = idx.astype(np.int64)
-        total = math.fsum(horizon[idx].tolist())
-        return min(math.fsum(steps[idx, k].tolist()) / total for k in range(len(winners)))
+        total = fsum_last(horizon[idx])
+        shares = [fsum_last(steps[idx, k]) / total for k in range(len(winners))]
+        return min(shares) if idx.ndim == 1 else np.min(np.stack(shares), axis=0)
 
     runs = np.arange(len(tr), dtype=float)
     shares = [math.fsum(steps[:, k].tolist()) / math.fsum(horizon.tolist()) for k in range(len(winners))]
@@ -322,7 +319,7 @@ def winner_first_regret_share(t: Tables, panel: str, a: str) -> Measurement:
     total = tr["regret"].to_numpy(float)
 
     def stat(u, v):
-        return _div(math.fsum(u.tolist()), math.fsum(v.tolist()))
+        return div_or_nan(fsum_last(u), fsum_last(v))
 
     return Measurement(value=stat(won, total), runs=len(tr),
                        replicates=_boot(t, f"winner_first_regret_share:{panel}:{a}", [won, total], stat, paired=True),
