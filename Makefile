@@ -64,7 +64,7 @@ $(STAMP): $(LOCK) $(TEST_LOCK) pyproject.toml
 
 # The data come first: an archived shard is used only once its matrix's sha256 can be checked.
 data: $(STAMP)
-	$(RUN) $(BIN)/snakemake --cores 1 --quiet rules -- data
+	$(RUN) $(BIN)/duelbench fetch-data --dest data/mslr
 
 figures: data
 	$(RUN) $(BIN)/duelbench config-check --snakemake-args "$(SNAKEMAKE_ARGS)"

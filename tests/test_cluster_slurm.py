@@ -38,7 +38,7 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.timeout(1500)]
 SCRIPT = CHECKOUT / "workflow" / "cluster" / "local-slurm.sh"
 TARGET = "demo"
 #: SLURM jobs of the demo's smoke build: 4 warm-ups (one per algorithm), 16 shards in 2
-#: bundles of 8, the demo's 2 steps in 1 group job.
+#: bundles of 8, the demo's 2 steps in its one plan job (demo_steps).
 EXPECTED_JOBS = 4 + 2 + 1
 LOCAL_CLUSTER_ARGS = (
     "--slurm-status-command", "squeue",
@@ -139,6 +139,5 @@ def test_every_job_ran_through_slurm_and_completed(builds, cluster):
     assert {state for _, state, _ in rows} == {"COMPLETED"}, rows
     comments = sorted(comment for _, _, comment in rows)
     assert comments.count("rule_shards_simulate_shard") == 2, comments
-    assert comments.count("rule_steps_demo_aggregate_demo_plot") + comments.count(
-        "rule_steps_demo_plot_demo_aggregate") == 1, comments
+    assert comments.count("rule_demo_steps") == 1, comments
     assert sum(c.startswith("rule_warmup_numba") for c in comments) == 4, comments

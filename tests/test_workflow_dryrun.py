@@ -78,9 +78,9 @@ def test_dry_run_lists_every_demo_shard(tmp_path, config):
     assert pending(p, "simulate_shard") == shard_outputs(expected)
     warm = pending(p, "warmup_numba")
     assert {Path(w).name.split("-")[0] for w in warm if w.endswith(".done")} == {"rucb", "rmed1", "dts", "random"}
-    assert pending(p, "demo_aggregate") == {"figures/demo/regret.csv", "figures/demo/regret.csv.json"}
-    assert pending(p, "demo_plot") == {"figures/demo/regret.pdf", "figures/demo/regret.png",
-                                       "figures/demo/regret.pdf.json", "figures/demo/regret.png.json"}
+    assert pending(p, "demo_steps") == {"figures/demo/regret.csv", "figures/demo/regret.csv.json",
+                                        "figures/demo/regret.pdf", "figures/demo/regret.png",
+                                        "figures/demo/regret.pdf.json", "figures/demo/regret.png.json"}
 
 
 def test_dry_run_output_names_shard_jobs(tmp_path):
@@ -96,7 +96,7 @@ def test_experiment_target_rules(tmp_path):
     everything = plan(tmp_path)
     only_demo = plan(tmp_path, "demo")
     assert set(only_demo.items()) <= set(everything.items())
-    assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "demo_aggregate", "demo_plot"}
+    assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "demo_steps"}
     targets = snakemake(tmp_path, "--list-target-rules").stdout.split()
     assert "all" in targets and "demo" in targets
     # the throughput table is a timing of this host: built by its own target, never by `all`
@@ -111,7 +111,7 @@ def test_profiles_select_fidelity(tmp_path, config, profile, fidelity, n_shards)
     assert len(shards) == n_shards
     assert all(s.startswith(f"results/{fidelity}/") for s in shards)
     assert shards == set([s.path for s in demo.shard_specs(config, fidelity)])
-    assert f"results/{fidelity}/figures/demo/regret.pdf" in pending(p, "demo_plot")
+    assert f"results/{fidelity}/figures/demo/regret.pdf" in pending(p, "demo_steps")
 
 
 def test_cli_config_combines_with_profile(tmp_path):

@@ -215,7 +215,7 @@ def test_editing_code_reruns_exactly_the_shards_that_use_it(built, edited, algor
         assert pending(p, "simulate_shard") == expected
         warm = {Path(f).name.split("-")[0] for f in pending(p, "warmup_numba")}
         assert warm == set(algorithms)
-        assert pending(p, "demo_aggregate") and pending(p, "demo_plot")
+        assert pending(p, "demo_steps")
         dry = snakemake(root, "-n", "demo")
         assert "simulate_shard" in dry.stdout and "have changed since last execution" in dry.stdout
     finally:

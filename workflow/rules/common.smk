@@ -47,7 +47,7 @@ config.update(_effective)
 
 FIDELITY = config["fidelity"]
 # Jobs run as plain Python processes (`python -m duelbench.job_main` and
-# workflow/scripts/step.py: faster to start than a `run` block, which re-reads the whole
+# workflow/scripts/steps.py: faster to start than a `run` block, which re-reads the whole
 # workflow); they inherit the environment set in the Snakefile.
 RESULTS = dbc.results_root(config)
 # The data folder is config `data`; jobs' dataset loaders get it as $DUELBENCH_DATA_DIR, so

@@ -16,7 +16,7 @@ subclass of :class:`~duelbench.experiments.experiment.Experiment`; its ``plan(co
   outputs that show it.
 
 The generic rules (``workflow/rules/experiments.smk``) turn every plan into rules named
-``<paper>_<step>``, a target rule ``<paper>`` and entries of ``all``. Labelled variants of a plan
+``<paper>_steps`` (running the steps in declared order), a target rule ``<paper>`` and entries of ``all``. Labelled variants of a plan
 (reading variants, the bench-all plan) are :mod:`.variants`; the plans the workflow builds and
 the step jobs' entry point are :mod:`.planning`.
 """

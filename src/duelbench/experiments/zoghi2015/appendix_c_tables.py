@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -47,6 +47,8 @@ class Records:
     click_model: str
     arrays: dict
     mode: str = "full"
+    #: notion -> its winner sets as words (:meth:`notion`, built once)
+    words: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def full(self) -> bool:
@@ -59,7 +61,9 @@ class Records:
 
     def notion(self, name: str) -> np.ndarray:
         """Winner sets of notion ``name`` (an :data:`.appendix_c.NOTIONS` entry) as words, shape (n, WORDS)."""
-        return np.stack([self.arrays[c] for c in set_columns(f"winners_{name}")], axis=1)
+        if name not in self.words:
+            self.words[name] = np.stack([self.arrays[c] for c in set_columns(f"winners_{name}")], axis=1)
+        return self.words[name]
 
     def overlap(self, a: str, b: str) -> np.ndarray:
         """Per sample: the winner sets of notions ``a`` and ``b`` intersect."""
@@ -100,7 +104,12 @@ def load_records(plan: Plan) -> dict[str, Records]:
 # --------------------------------------------------------------------------------------------
 def per_k_proportion(k: np.ndarray, flag: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(K values, proportion of ``flag`` per K, samples per K)."""
-    ks, inv = np.unique(k, return_inverse=True)
+    k = np.asarray(k)
+    if k.size and np.all(k[1:] >= k[:-1]):  # K-major samples: each K is one run, no sort needed
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        ks, inv = k[starts], np.repeat(np.arange(starts.size), np.diff(np.r_[starts, k.size]))
+    else:
+        ks, inv = np.unique(k, return_inverse=True)
     n = np.bincount(inv, minlength=ks.size)
     hits = np.bincount(inv, weights=np.asarray(flag, dtype=float), minlength=ks.size)
     return ks, hits / n, n
@@ -185,11 +194,17 @@ def c_lc_distribution(records: Mapping[str, Records]) -> "object":
         k = rec.k
         for q in ("C", "L_C"):
             v = rec.arrays[q].astype(np.int64)
-            pairs, counts = np.unique(np.stack([k, v], axis=1), axis=0, return_counts=True)
-            nk = dict(zip(*np.unique(k, return_counts=True)))
+            if min(int(k.min()), int(v.min())) < 0:
+                raise AppendixCError(f"{model}: negative K or {q} in the samples")
+            # the (K, value) pairs in lexicographic order with their counts: one bincount of K*M + value
+            m = int(v.max()) + 1
+            c = np.bincount(k * m + v)
+            keys = np.flatnonzero(c)
+            pairs, counts = np.stack([keys // m, keys % m], axis=1), c[keys]
+            nk = np.bincount(k)
             frames.append(pd.DataFrame({
                 "click_model": model, "K": pairs[:, 0], "quantity": q, "value": pairs[:, 1], "count": counts,
-                "percent": 100.0 * counts / np.array([nk[kk] for kk in pairs[:, 0]]),
+                "percent": 100.0 * counts / nk[pairs[:, 0]],
             }))
     return pd.concat(frames, ignore_index=True)
 
