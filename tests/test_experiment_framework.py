@@ -54,6 +54,49 @@ def test_the_plan_is_assembled_from_the_declarations(config):
     assert p.shards == [] and p.samples == [] and p.kinds == ("copeland",) and p.curves is None
 
 
+def _chained(order, timed=False):
+    """A plan of two steps, ``b`` reading ``a``'s output, declared in ``order``."""
+    from duelbench.experiments.contract import Plan
+
+    a = Step("a", Toy.write, {"csv": "a.csv"}, host_dependent=timed)
+    b = Step("b", Toy.write, {"csv": "b.csv"}, inputs={"table": "a.csv"})
+    return Plan(name="toy", settings={}, steps=[{"a": a, "b": b}[n] for n in order])
+
+
+def test_steps_run_in_declared_order_so_a_step_reads_only_what_earlier_steps_wrote():
+    _chained("ab").check()
+    with pytest.raises(ConfigError, match=r"toy: step b reads a\.csv, written by the step a declared after it"):
+        _chained("ba").check()
+
+
+def test_no_step_reads_the_output_of_a_host_dependent_step():
+    with pytest.raises(ConfigError, match=r"reads a\.csv of the host-dependent step a \(a timing is never an input\)"):
+        _chained("ab", timed=True).check()
+    p = _chained("ab")
+    assert p.results() == p.outputs() == ["a.csv", "b.csv"]
+
+
+def test_the_workflow_runs_a_plan_in_one_job_and_a_timing_alone(tmp_path):
+    """One process per plan (the interpreter, imports and planning paid once): Chen et al.'s
+    steps are one job; their host-dependent time per round is a job of its own, built by the
+    target chen2020_timing and not by chen2020 (hence not by all)."""
+    import subprocess
+    import sys
+
+    def rules(target):
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall", "--quiet", "rules",
+                               "--config", "archive=off", f"results={tmp_path}", "--", target],
+                              cwd=CHECKOUT, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        return {line.split()[0] for line in (proc.stdout + proc.stderr).splitlines() if line.split()[1:2]
+                and line.split()[1].isdigit()}
+
+    paper = rules("chen2020")
+    assert "chen2020_steps" in paper and "chen2020_runtime" not in paper
+    assert not {r for r in paper if r.startswith("chen2020_") and r != "chen2020_steps"}
+    assert "chen2020_runtime" in rules("chen2020_timing")
+
+
 def test_a_missing_key_names_the_section_and_the_schema(config):
     del config["demo"]["runs"]
     for fidelity in config["fidelities"].values():

@@ -333,10 +333,10 @@ def plan_jobs(plan, prefix, wanted=None):
     return [(name, group) for name, group in groups if group]
 
 
-def plan_inputs(plan, steps):
+def plan_inputs(plan, steps, listing):
     """Named inputs of the job running ``steps`` of ``plan``: what each step reads that no step
-    of the job writes (`<step>__<key>`), the plan's shards (`shards`) when a step reads them, and
-    each step's sample shards (`<step>__samples`)."""
+    of the job writes (`<step>__<key>`) and, when a step reads shards or sample shards, the
+    plan's shard list (`shard_list`, :func:`shard_list_inputs`)."""
     written = {p for s in steps for p in s.outputs.values()}
     named = {}
     for s in steps:
@@ -345,11 +345,41 @@ def plan_inputs(plan, steps):
             paths = [str(p) for p in paths if p not in written]
             if paths:
                 named[f"{s.name}__{key}"] = paths
-        if s.families:
-            named[f"{s.name}__samples"] = step_samples(plan, s.families)
-    if any(s.shards for s in steps):
-        named["shards"] = step_shards(plan)
+    if any(s.shards or s.families for s in steps):
+        named["shard_list"] = listing
     return named
+
+
+def shard_list_path(log_folder):
+    """The shard list of a plan (its rule `<prefix>shard_list`)."""
+    return f"{RESULTS}/{FIDELITY}/shard_lists/{log_folder}.json"
+
+
+def shard_list_inputs(plan):
+    """Named inputs of a plan's shard list: its shards (`shards`) and each sample family's shards
+    (`samples__<family>`), each an archive entry when valid, else a results file.
+
+    The list stands between the shards and the plan's job so that the job has a few inputs, not
+    thousands: Snakemake checks the size of every input of every job ready to run each time it
+    schedules, which with every archive entry an input of every plan job took about a third of
+    a core for the whole build. The list job itself runs at once, in this process.
+    """
+    named = {}
+    if plan.shards:
+        named["shards"] = step_shards(plan)
+    for family in dict.fromkeys(s.family for s in plan.samples):
+        named[f"samples__{family}"] = step_samples(plan, (family,))
+    return named
+
+
+def write_shard_list(named_inputs, path):
+    """Write the resolved shard paths (named as :func:`shard_list_inputs`) as JSON, atomically."""
+    content = {key: [str(p) for p in value] for key, value in named_inputs.items()}
+    tmp = f"{path}.tmp"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(content, fh, indent=0, sort_keys=True)
+    os.replace(tmp, path)
 
 
 def plan_outputs(plan, steps, in_report=True):

@@ -67,13 +67,31 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
     register_shards(_plan.shards, owner=_logs)
     register_samples(_plan.samples)
     _code = dbx_contract.code_hash(_name)
+    _listing = shard_list_path(_logs)
+    if _plan.shards or _plan.samples:
+
+        rule:
+            name:
+                f"{_prefix}shard_list"
+            input:
+                **shard_list_inputs(_plan),
+            output:
+                _listing,
+            log:
+                f"{RESULTS}/logs/{FIDELITY}/{_logs}/shard_list.log",
+            localrule: True
+            message:
+                f"{_logs}: the list of its shards"
+            run:
+                write_shard_list(input, output[0])
+
     for _rule, _steps in plan_jobs(_plan, _prefix, None if _declared else _WANTED):
 
         rule:
             name:
                 _rule
             input:
-                **plan_inputs(_plan, _steps),
+                **plan_inputs(_plan, _steps, _listing),
             output:
                 **plan_outputs(_plan, _steps, in_report=_declared),
             log:
@@ -102,7 +120,9 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
         register_experiment(_name, with_sidecars(_plan.results()))
         _timed = [p for p in _plan.outputs() if p not in set(_plan.results())]
         if _timed:
-            register_experiment(f"{_name}_timing", with_sidecars(_timed), default=False)
+            register_experiment(
+                f"{_name}_timing", with_sidecars(_timed), default=False
+            )
 
 
 # `bench_all`: the leaderboard of the benchmarked algorithm and every figure with it drawn in

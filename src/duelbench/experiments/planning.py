@@ -84,7 +84,8 @@ def run_steps(experiment: str, steps: Sequence[str], config: Mapping, shards: Se
         The plan's simulation shards, as the workflow resolved them (input of every step that
         reads shards).
     samples : mapping of str to sequence of str
-        Step name -> the sample shards it reads, resolved likewise.
+        Sample family -> its sample shards, resolved likewise (a step reads those of its
+        families, in family order).
     logs : mapping of str to str
         Step name -> its log file.
     """
@@ -92,7 +93,7 @@ def run_steps(experiment: str, steps: Sequence[str], config: Mapping, shards: Se
     samples, logs = samples or {}, logs or {}
     for name in steps:
         s = p.step(name)
-        inputs, outputs = step_files(s, shards, samples.get(name, ()))
+        inputs, outputs = step_files(s, shards, [path for family in s.families for path in samples[family]])
         run_harnessed(s.function, StepContext(plan=p, config=cfg, step=s, input=named_files(inputs),
                                               output=named_files(outputs), log=logs.get(name),
                                               aliases=dict(aliases)))
