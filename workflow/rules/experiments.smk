@@ -79,6 +79,8 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 _listing,
             log:
                 f"{RESULTS}/logs/{FIDELITY}/{_logs}/shard_list.log",
+            # first, so that no job with thousands of inputs waits in the queue
+            priority: 100
             localrule: True
             message:
                 f"{_logs}: the list of its shards"
