@@ -362,8 +362,8 @@ def shard_list_inputs(plan):
     The list stands between the shards and the plan's job so that the job has a few inputs, not
     thousands: Snakemake checks the size of every input of every job ready to run each time it
     schedules, which with every archive entry an input of every plan job took about a third of
-    a core for the whole build. The list jobs run first (priority), in this process, in a few
-    milliseconds each.
+    a core for the whole build. The list jobs (workflow/scripts/shard_list.py) run first
+    (priority), a fraction of a second each.
     """
     named = {}
     if plan.shards:
@@ -371,16 +371,6 @@ def shard_list_inputs(plan):
     for family in dict.fromkeys(s.family for s in plan.samples):
         named[f"samples__{family}"] = step_samples(plan, (family,))
     return named
-
-
-def write_shard_list(named_inputs, path):
-    """Write the resolved shard paths (named as :func:`shard_list_inputs`) as JSON, atomically."""
-    content = {key: [str(p) for p in value] for key, value in named_inputs.items()}
-    tmp = f"{path}.tmp"
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(content, fh, indent=0, sort_keys=True)
-    os.replace(tmp, path)
 
 
 def plan_outputs(plan, steps, in_report=True):

@@ -82,10 +82,13 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
             # first, so that no job with thousands of inputs waits in the queue
             priority: 100
             localrule: True
+            conda:
+                "../envs/duelbench.yaml"
+            threads: 1
             message:
                 f"{_logs}: the list of its shards"
-            run:
-                write_shard_list(input, output[0])
+            script:
+                "../scripts/shard_list.py"
 
     for _rule, _steps in plan_jobs(_plan, _prefix, None if _declared else _WANTED):
 
