@@ -301,26 +301,52 @@ def step_outputs(plan, step, in_report=True):
     return out
 
 
-def plan_jobs(plan, prefix, wanted=None):
-    """(rule name, steps) of each job running ``plan``'s steps (experiments.smk): the steps that
-    are not host dependent in `<prefix>steps`, each host-dependent one alone in
-    `<prefix><step>`. With ``wanted`` (the files read outside the plan), `<prefix>steps` holds
-    only the steps that write a wanted file and the steps those read from; the others go to
-    `<prefix>other_steps`."""
+def _reads(step):
+    return {
+        p
+        for v in step.inputs.values()
+        for p in (v if isinstance(v, (list, tuple)) else [v])
+    }
+
+
+def _with_readers(steps, names):
+    """``names`` and the names of the steps that read, directly or not, what those write."""
+    names = set(names)
+    grown = True
+    while grown:
+        written = {p for s in steps if s.name in names for p in s.outputs.values()}
+        more = {s.name for s in steps if _reads(s) & written} - names
+        names |= more
+        grown = bool(more)
+    return names
+
+
+def plan_jobs(plan, prefix, wanted=None, foreign=frozenset()):
+    """(name of the rule, steps) of each job running ``plan``'s steps (experiments.smk), in
+    declared order within a job:
+
+    * `<prefix>steps`: the steps that are not host dependent;
+    * `<prefix>joined_steps`: of those, the steps that read ``foreign`` files (other plans'
+      outputs: the comparison of the reading variants) and the steps that read what they write,
+      so that the paper's own steps do not wait for the other plans;
+    * `<prefix><step>`: each host-dependent step alone.
+
+    With ``wanted`` (the files read outside the plan), `<prefix>steps` holds only the steps that
+    write a wanted file and the steps those read from; the others go to `<prefix>other_steps`.
+    """
     steps = [s for s in plan.steps if not s.host_dependent]
     if wanted is not None:
         writer = {p: s for s in steps for p in s.outputs.values()}
         need = {writer[p].name for p in wanted if p in writer}
         grown = True
         while grown:
-            reads = {
-                p
+            more = {
+                writer[p].name
                 for s in steps
                 if s.name in need
-                for v in s.inputs.values()
-                for p in (v if isinstance(v, (list, tuple)) else [v])
-            }
-            more = {writer[p].name for p in reads if p in writer} - need
+                for p in _reads(s)
+                if p in writer
+            } - need
             need |= more
             grown = bool(more)
         groups = [
@@ -328,7 +354,11 @@ def plan_jobs(plan, prefix, wanted=None):
             (f"{prefix}other_steps", [s for s in steps if s.name not in need]),
         ]
     else:
-        groups = [(f"{prefix}steps", steps)]
+        late = _with_readers(steps, {s.name for s in steps if _reads(s) & foreign})
+        groups = [
+            (f"{prefix}steps", [s for s in steps if s.name not in late]),
+            (f"{prefix}joined_steps", [s for s in steps if s.name in late]),
+        ]
     groups += [(f"{prefix}{s.name}", [s]) for s in plan.steps if s.host_dependent]
     return [(name, group) for name, group in groups if group]
 

@@ -37,7 +37,8 @@ except (dbc.ConfigError, ValueError) as _exc:
 # the target `<paper>_timing` builds, never `all`. Of a reading variant or a bench-all plan, only
 # the steps whose outputs are read elsewhere (by the paper's `readings` step, by the bench-all
 # leaderboard and figures) run in `<prefix>steps`; the others (its own figures) in
-# `<prefix>other_steps`, built only when named.
+# `<prefix>other_steps`, built only when named. Of a paper's own plan, the steps that read other
+# plans' outputs (the comparison of the reading variants) run in `<prefix>joined_steps`.
 # Each entry: (experiment, plan, rule-name prefix, log folder, reading id, bench-all plan?).
 _ALL_PLANS = (
     [(_name, _plan, f"{_name}_", _name, "", False) for _name, _plan in PLANS.items()]
@@ -62,6 +63,8 @@ _WANTED = {
     for _plan in BENCH_ALL_PLANS.values()
     for p in [*_plan.curves, *dbx_bench_all.regret_figures(_plan)]
 }
+#: every output of every plan
+_PLANNED = {str(p) for _entry in _ALL_PLANS for p in _entry[1].outputs()}
 for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
     _declared = not (_rid or _bench)
     register_shards(_plan.shards, owner=_logs)
@@ -90,7 +93,12 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
             script:
                 "../scripts/shard_list.py"
 
-    for _rule, _steps in plan_jobs(_plan, _prefix, None if _declared else _WANTED):
+    for _rule, _steps in plan_jobs(
+        _plan,
+        _prefix,
+        None if _declared else _WANTED,
+        _PLANNED - set(_plan.outputs()),
+    ):
 
         rule:
             name:
