@@ -71,3 +71,19 @@ def test_report_md_closes_with_a_link_to_the_throughput_table(tmp_path):
     assert "(engine/throughput.md)" in tail and "| rucb | 9 |" not in tail  # linked: REPORT.md holds no timing
     assert "## Engine throughput" not in write_report(str(tmp_path / "R2.md"), str(tmp_path), {}, {}, str(status),
                                                       "smoke")
+
+
+def test_the_floor_is_the_regret_of_the_cycled_pairs_and_random_is_timed_against_it(capsys):
+    """The floor loop does its declared work (its total is the regret of the pairs it cycles
+    through, its wins follow P), and --floor prints both speeds and their ratio."""
+    import numpy as np
+
+    P = np.array([[0.5, 0.9], [0.1, 0.5]])
+    regret = np.array([[0.0, 1.0], [2.0, 3.0]])
+    total, wins = bench.floor_loop(P, regret, 8, np.random.default_rng(0))
+    assert total == 2 * (0.0 + 1.0 + 2.0 + 3.0)
+    u = np.random.default_rng(0).random(8)
+    assert wins == int(np.sum(u < np.tile(P.ravel(), 2)))
+    assert bench.main(["--floor", "--datasets", "mslr5_condorcet_printed", "--horizon", "20000", "--repeat", "1"]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith("mslr5_condorcet_printed (K = 5): floor ") and "random/floor" in line

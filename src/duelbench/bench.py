@@ -9,6 +9,11 @@ reported).  A family of per-run instances is timed on its instance 0.  An instan
 ``duelbench fetch-data``) is listed as skipped with the reason.  ``--csv``/``--md`` also write
 the table; the workflow's ``engine_throughput`` rule writes it for the report
 (``<figures>/engine/throughput.csv|md``, settings from config ``throughput``).
+
+``--floor`` instead times, in the same process, the per-step floor of a run loop
+(:func:`floor_loop`: one uniform draw, one comparison and one regret look-up per step) and the
+``random`` algorithm on each instance, and prints the ratio random / floor: the share of the
+floor's speed that the engine's duel and regret recorder keep.
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ import json
 import os
 import platform
 import time
+
+import numba
+import numpy as np
 
 from duelbench.algorithms.registry import get_algorithm, list_algorithms
 from duelbench.data.errors import DataError
@@ -137,6 +145,47 @@ def write_tables(result: dict, csv_path: str | None = None, md_path: str | None 
         atomic_write_text(md_path, markdown(result))
 
 
+@numba.njit(cache=True)
+def floor_loop(P, regret, horizon, rng):  # pragma: no cover - compiled
+    """The floor of a run loop: ``horizon`` steps, each one uniform draw compared with
+    ``P[i, j]`` and one look-up of ``regret[i, j]``, the pair cycling through every (i, j) so
+    that no load can be hoisted; returns (total regret, wins) so that nothing is optimised away."""
+    K = P.shape[0]
+    total, wins, i, j = 0.0, 0, 0, 0
+    for _ in range(horizon):
+        if rng.random() < P[i, j]:
+            wins += 1
+        total += regret[i, j]
+        j += 1
+        if j == K:
+            j = 0
+            i = i + 1 if i + 1 < K else 0
+    return total, wins
+
+
+def floor_ratio(dataset: str, horizon: int = 1_000_000, repeat: int = 3) -> dict:
+    """Steps/s of :func:`floor_loop` and of the ``random`` algorithm on ``dataset`` (best of
+    ``repeat`` runs of ``horizon`` steps each, interleaved, in this process) and their ratio."""
+    from duelbench.problems.regret import regret_matrix
+
+    P = load_matrix(timed_instance(dataset))
+    values = np.ascontiguousarray(P.values, dtype=np.float64)
+    regret = np.ascontiguousarray(regret_matrix(P, "copeland"), dtype=np.float64)
+    floor_loop(values, regret, 10, np.random.default_rng(0))  # compile and load
+    simulate("random", timed_instance(dataset), 10, 1, seed=0)
+    best_floor = best_random = 0.0
+    for k in range(repeat):
+        t0 = time.perf_counter()
+        floor_loop(values, regret, horizon, np.random.default_rng(k))
+        best_floor = max(best_floor, horizon / (time.perf_counter() - t0))
+        t0 = time.perf_counter()
+        simulate("random", timed_instance(dataset), horizon, 1, seed=k, checkpoints=[horizon])
+        best_random = max(best_random, horizon / (time.perf_counter() - t0))
+    return {"dataset": dataset, "K": int(P.K), "horizon": horizon, "repeat": repeat,
+            "floor_steps_per_second": round(best_floor), "random_steps_per_second": round(best_random),
+            "random_over_floor": round(best_random / best_floor, 3)}
+
+
 def compiled_algorithms() -> list[str]:
     """Every registered algorithm with a compiled kernel (the default of ``--algorithms``)."""
     return [a for a in list_algorithms() if get_algorithm(a).compiled]
@@ -168,7 +217,15 @@ def main(argv=None) -> int:
                     help="about how long one case may take; runs are shortened to fit")
     ap.add_argument("--csv", default=None, metavar="PATH", help="also write the table as CSV here")
     ap.add_argument("--md", default=None, metavar="PATH", help="also write the table as Markdown here")
+    ap.add_argument("--floor", action="store_true",
+                    help="time the per-step floor of a run loop against the random algorithm instead (ratio)")
     args = ap.parse_args(argv)
+    if args.floor:
+        for d in args.datasets:
+            r = floor_ratio(d, args.horizon, args.repeat)
+            print(f"{d} (K = {r['K']}): floor {r['floor_steps_per_second']:.3g} steps/s, random "
+                  f"{r['random_steps_per_second']:.3g} steps/s, random/floor {r['random_over_floor']:.3g}")
+        return 0
     out = run(args.algorithms or compiled_algorithms(), args.datasets, args.horizon, args.repeat, args.max_seconds)
     write_tables(out, args.csv, args.md)
     print(json.dumps(out, indent=2))
