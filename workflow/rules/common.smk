@@ -302,6 +302,7 @@ def step_outputs(plan, step, in_report=True):
 
 
 def _reads(step):
+    """Every file ``step`` declares as an input (lists flattened)."""
     return {
         p
         for v in step.inputs.values()
@@ -391,8 +392,8 @@ def shard_list_inputs(plan):
 
     The list stands between the shards and the plan's job so that the job has a few inputs, not
     thousands: Snakemake checks the size of every input of every job ready to run each time it
-    schedules, which with every archive entry an input of every plan job took about a third of
-    a core for the whole build. The list jobs (workflow/scripts/shard_list.py) run first
+    schedules, which with every archive entry an input of every plan job took about two thirds
+    of a core for the whole build. The list jobs (workflow/scripts/shard_list.py) run first
     (priority), a fraction of a second each.
     """
     named = {}
