@@ -301,25 +301,26 @@ def step_outputs(plan, step, in_report=True):
     return out
 
 
-def _reads(step):
-    """Every file ``step`` declares as an input (lists flattened)."""
-    return {
-        p
-        for v in step.inputs.values()
-        for p in (v if isinstance(v, (list, tuple)) else [v])
-    }
-
-
 def _with_readers(steps, names):
     """``names`` and the names of the steps that read, directly or not, what those write."""
     names = set(names)
-    grown = True
-    while grown:
+    while True:
         written = {p for s in steps if s.name in names for p in s.outputs.values()}
-        more = {s.name for s in steps if _reads(s) & written} - names
+        more = {s.name for s in steps if written.intersection(s.input_files())} - names
+        if not more:
+            return names
         names |= more
-        grown = bool(more)
-    return names
+
+
+def _with_writers(steps, names):
+    """``names`` and the names of the steps that write, directly or not, what those read."""
+    names = set(names)
+    while True:
+        read = {p for s in steps if s.name in names for p in s.input_files()}
+        more = {s.name for s in steps if read.intersection(s.outputs.values())} - names
+        if not more:
+            return names
+        names |= more
 
 
 def plan_jobs(plan, prefix, wanted=None, foreign=frozenset()):
@@ -337,25 +338,17 @@ def plan_jobs(plan, prefix, wanted=None, foreign=frozenset()):
     """
     steps = [s for s in plan.steps if not s.host_dependent]
     if wanted is not None:
-        writer = {p: s for s in steps for p in s.outputs.values()}
-        need = {writer[p].name for p in wanted if p in writer}
-        grown = True
-        while grown:
-            more = {
-                writer[p].name
-                for s in steps
-                if s.name in need
-                for p in _reads(s)
-                if p in writer
-            } - need
-            need |= more
-            grown = bool(more)
+        need = _with_writers(
+            steps, {s.name for s in steps if wanted.intersection(s.outputs.values())}
+        )
         groups = [
             (f"{prefix}steps", [s for s in steps if s.name in need]),
             (f"{prefix}other_steps", [s for s in steps if s.name not in need]),
         ]
     else:
-        late = _with_readers(steps, {s.name for s in steps if _reads(s) & foreign})
+        late = _with_readers(
+            steps, {s.name for s in steps if foreign.intersection(s.input_files())}
+        )
         groups = [
             (f"{prefix}steps", [s for s in steps if s.name not in late]),
             (f"{prefix}joined_steps", [s for s in steps if s.name in late]),
@@ -372,8 +365,7 @@ def plan_inputs(plan, steps, listing):
     named = {}
     for s in steps:
         for key, value in s.inputs.items():
-            paths = value if isinstance(value, (list, tuple)) else [value]
-            paths = [str(p) for p in paths if p not in written]
+            paths = [p for p in dbx_contract.paths_of(value) if p not in written]
             if paths:
                 named[f"{s.name}__{key}"] = paths
     if any(s.shards or s.families for s in steps):

@@ -53,11 +53,7 @@ _ALL_PLANS = (
 )
 #: every file a step of a declared plan reads, and what the bench-all target reads
 _WANTED = {
-    str(p)
-    for _plan in PLANS.values()
-    for _s in _plan.steps
-    for _v in _s.inputs.values()
-    for p in (_v if isinstance(_v, (list, tuple)) else [_v])
+    p for _plan in PLANS.values() for _s in _plan.steps for p in _s.input_files()
 } | {
     str(p)
     for _plan in BENCH_ALL_PLANS.values()
@@ -131,10 +127,9 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
 
     if _declared:
         register_experiment(_name, with_sidecars(_plan.results()))
-        _timed = [p for p in _plan.outputs() if p not in set(_plan.results())]
-        if _timed:
+        if _plan.timings():
             register_experiment(
-                f"{_name}_timing", with_sidecars(_timed), default=False
+                f"{_name}_timing", with_sidecars(_plan.timings()), default=False
             )
 
 

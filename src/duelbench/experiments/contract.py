@@ -133,6 +133,10 @@ class Step:
     message: str = ""
     host_dependent: bool = False
 
+    def input_files(self) -> list[str]:
+        """Every file of :attr:`inputs`, in declared order (lists flattened)."""
+        return _input_files(self.inputs)
+
     @property
     def families(self) -> tuple[str, ...]:
         """The sample families the step reads (``samples`` as a tuple)."""
@@ -199,6 +203,10 @@ class Plan:
         """The outputs of the steps that are not host dependent (what ``all`` builds)."""
         return [p for s in self.steps if not s.host_dependent for p in s.outputs.values()]
 
+    def timings(self) -> list[str]:
+        """The outputs of the host-dependent steps (built only by ``<paper>_timing``)."""
+        return [p for s in self.steps if s.host_dependent for p in s.outputs.values()]
+
     def sample_family(self, family: str) -> list[SampleShard]:
         return [s for s in self.samples if s.family == family]
 
@@ -223,7 +231,7 @@ class Plan:
         families = {s.family for s in self.samples}
         writer = {p: (i, s) for i, s in enumerate(self.steps) for p in s.outputs.values()}
         for i, s in enumerate(self.steps):
-            for p in (p for v in s.inputs.values() for p in (v if isinstance(v, (list, tuple)) else [v])):
+            for p in s.input_files():
                 j, w = writer.get(p, (-1, None))
                 if w is not None and w.host_dependent:
                     raise ConfigError(f"{self.name}: step {s.name} reads {p} of the host-dependent step "
@@ -346,12 +354,14 @@ def named_files(named: Mapping[str, Any] | Iterable) -> Files:
     return Files({k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in dict(named).items()})
 
 
+def paths_of(value: Any) -> list[str]:
+    """The file(s) of one named input: a path, or a list or tuple of paths."""
+    return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+
+
 def _input_files(named: Mapping[str, Any]) -> list[str]:
     """Every file a step read, in input order (lists flattened)."""
-    out: list[str] = []
-    for value in named.values():
-        out += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
-    return out
+    return [p for value in named.values() for p in paths_of(value)]
 
 
 def run_harnessed(function: Callable[[StepContext], Mapping | None], ctx: StepContext) -> None:
