@@ -168,18 +168,19 @@ def floor_ratio(dataset: str, horizon: int = 1_000_000, repeat: int = 3) -> dict
     ``repeat`` runs of ``horizon`` steps each, interleaved, in this process) and their ratio."""
     from duelbench.problems.regret import regret_matrix
 
-    P = load_matrix(timed_instance(dataset))
+    instance = timed_instance(dataset)
+    P = load_matrix(instance)
     values = np.ascontiguousarray(P.values, dtype=np.float64)
     regret = np.ascontiguousarray(regret_matrix(P, "copeland"), dtype=np.float64)
     floor_loop(values, regret, 10, np.random.default_rng(0))  # compile and load
-    simulate("random", timed_instance(dataset), 10, 1, seed=0)
+    simulate("random", instance, 10, 1, seed=0)
     best_floor = best_random = 0.0
     for k in range(repeat):
         t0 = time.perf_counter()
         floor_loop(values, regret, horizon, np.random.default_rng(k))
         best_floor = max(best_floor, horizon / (time.perf_counter() - t0))
         t0 = time.perf_counter()
-        simulate("random", timed_instance(dataset), horizon, 1, seed=k, checkpoints=[horizon])
+        simulate("random", instance, horizon, 1, seed=k, checkpoints=[horizon])
         best_random = max(best_random, horizon / (time.perf_counter() - t0))
     return {"dataset": dataset, "K": int(P.K), "horizon": horizon, "repeat": repeat,
             "floor_steps_per_second": round(best_floor), "random_steps_per_second": round(best_random),

@@ -151,23 +151,19 @@ def significant(x, digits: int):
 
 
 def fmean(x) -> float:
-    """Mean of ``x`` (flattened) from its correctly rounded sum: ``fsum(x) / n``."""
-    x = np.asarray(x, dtype=np.float64).ravel()
-    return fsum(x) / x.size if x.size else math.nan
+    """Mean of ``x`` (flattened) from its correctly rounded sum: ``fsum(x) / n`` (NaN if empty)."""
+    return fmean_last(np.ravel(np.asarray(x, dtype=np.float64)))
 
 
 def fvar(x, ddof: int = 1) -> float:
     """Variance ``Σ(x - mean)² / (n - ddof)`` of ``x`` (flattened) by correctly rounded sums;
     NaN for ``n <= ddof``."""
-    x = np.asarray(x, dtype=np.float64).ravel()
-    if x.size <= ddof:
-        return math.nan
-    return fsum((x - fmean(x)) ** 2) / (x.size - ddof)
+    return fvar_last(np.ravel(np.asarray(x, dtype=np.float64)), ddof)
 
 
 def fstd(x, ddof: int = 1) -> float:
     """Standard deviation ``sqrt(fvar(x, ddof))``."""
-    return math.sqrt(fvar(x, ddof))
+    return fstd_last(np.ravel(np.asarray(x, dtype=np.float64)), ddof)
 
 
 def fsem(x) -> float:
@@ -250,24 +246,31 @@ def fsum_last(x):
     return out.reshape(x.shape[:-1])
 
 
+def _nan_last(x: np.ndarray):
+    """NaN in the shape of a reduction of ``x`` along its last axis."""
+    return math.nan if x.ndim < 2 else np.full(x.shape[:-1], math.nan)
+
+
 def fmean_last(x):
-    """:func:`fmean` along the last axis (a float for a 1-D ``x``, an array for a 2-D one)."""
+    """The mean along the last axis, ``fsum_last(x) / n`` (a float for a 1-D ``x``, an array for
+    a 2-D one; NaN for ``n = 0``); :func:`fmean` is this on the flattened ``x``."""
     x = np.asarray(x, dtype=np.float64)
-    return fsum_last(x) / x.shape[-1] if x.shape[-1] else fsum_last(x) * math.nan
+    return fsum_last(x) / x.shape[-1] if x.shape[-1] else _nan_last(x)
 
 
 def fvar_last(x, ddof: int = 1):
-    """:func:`fvar` along the last axis, with the same operations in the same order."""
+    """The variance along the last axis, ``Σ(x - mean)² / (n - ddof)`` by correctly rounded sums
+    (NaN for ``n <= ddof``); :func:`fvar` is this on the flattened ``x``."""
     x = np.asarray(x, dtype=np.float64)
     n = x.shape[-1]
     if n <= ddof:
-        return fsum_last(x) * math.nan
+        return _nan_last(x)
     m = fmean_last(x)
     return fsum_last((x - (m if x.ndim < 2 else m[..., None])) ** 2) / (n - ddof)
 
 
 def fstd_last(x, ddof: int = 1):
-    """:func:`fstd` along the last axis."""
+    """The standard deviation along the last axis, ``sqrt(fvar_last(x, ddof))``."""
     v = fvar_last(x, ddof)
     return math.sqrt(v) if isinstance(v, float) else np.sqrt(v)
 
