@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from duelbench.algorithms import dts, dts_plus, rcs
-from duelbench.stats.beta import posterior_draw
+from duelbench.stats.beta import above_half, posterior_draw, tail_cache_new
 
-#: Counts large enough that a Beta(B_ij + 1, B_ji + 1) draw lies within 0.002 of B_ij/(B_ij + B_ji).
+#: Counts large enough that a Beta(B_ij + 1, B_ji + 1) draw lies within 0.002 of B_ij/(B_ij + B_ji),
+#: and above MAX_CACHED_COUNT: such pairs are drawn from the Beta itself, values included.
 N = 1e6
 
 
@@ -51,37 +52,43 @@ def test_second_candidate_must_beat_one_half(share, expected):
     """D-TS lines 13–14: a(2) is an arm whose sampled θ_{i a(1)} exceeds the fixed 1/2 of a(1)."""
     B = _counts(3, {(1, 0): share, (2, 0): 0.3})
     beats = np.zeros((3, 3), dtype=np.int64)
-    assert dts.second_candidate(B, beats, 0, _rng()) == expected
+    assert dts.second_candidate(B, beats, 0, tail_cache_new(3), np.zeros(3), _rng()) == expected
 
 
 def test_second_candidate_skips_arms_that_confidently_beat_the_first():
     """Line 14 ranges over arms i with l_{i a(1)} ≤ 1/2: a confident winner over a(1) is skipped."""
     B = _counts(3, {(1, 0): 0.9, (2, 0): 0.6})
     beats = np.zeros((3, 3), dtype=np.int64)
-    assert dts.second_candidate(B, beats, 0, _rng()) == 1
+
+    def a2():
+        return dts.second_candidate(B, beats, 0, tail_cache_new(3), np.zeros(3), _rng())
+
+    assert a2() == 1
     beats[1, 0] = 1
-    assert dts.second_candidate(B, beats, 0, _rng()) == 2
+    assert a2() == 2
     beats[2, 0] = 1
-    assert dts.second_candidate(B, beats, 0, _rng()) == 0
+    assert a2() == 0
 
 
 def test_first_candidate_counts_wins_above_one_half():
     """D-TS lines 7–11: the score of i counts the j with θ_ij > 1/2 (θ_ji = 1 − θ_ij within C)."""
     K = 3
     B = _counts(K, {(0, 1): 0.45, (0, 2): 0.45, (1, 2): 0.45})  # scores 0, 1, 2
-    theta, score = np.zeros((K, K)), np.zeros(K)
+    theta, score, above = np.zeros((K, K)), np.zeros(K), np.zeros((K, K), dtype=np.bool_)
     in_C = np.zeros(K, dtype=np.bool_)
-    a1 = dts.first_candidate(B, np.zeros(K, dtype=np.int64), in_C, theta, score, _rng())
+    a1 = dts.first_candidate(B, np.zeros(K, dtype=np.int64), in_C, above, theta, score, tail_cache_new(K), _rng())
     assert a1 == 2 and score.tolist() == [0.0, 1.0, 2.0]
     assert np.allclose(theta + theta.T - np.diag(np.diag(theta + theta.T)), 1.0 - np.eye(K))
+    assert np.array_equal(above | above.T, ~np.eye(K, dtype=bool)) and not np.any(above & above.T)
 
 
 def test_first_candidate_restricted_to_C():
     """Arms outside C get no score and cannot be a(1)."""
     K = 3
     B = _counts(K, {(0, 1): 0.45, (0, 2): 0.45, (1, 2): 0.45})
-    theta, score = np.zeros((K, K)), np.zeros(K)
-    a1 = dts.first_candidate(B, np.array([0, 0, 1]), np.zeros(K, dtype=np.bool_), theta, score, _rng())
+    theta, score, above = np.zeros((K, K)), np.zeros(K), np.zeros((K, K), dtype=np.bool_)
+    a1 = dts.first_candidate(B, np.array([0, 0, 1]), np.zeros(K, dtype=np.bool_), above, theta, score,
+                             tail_cache_new(K), _rng())
     assert a1 == 1 and score.tolist() == [0.0, 1.0, 0.0]
 
 
@@ -89,8 +96,8 @@ def test_dts_plus_draws_every_pair_and_counts_strict_wins():
     """D-TS+ lines 7–10: θ_ij for i < j row-major, θ_ji = 1 − θ_ij, wins count θ > 1/2."""
     K = 3
     B = _counts(K, {(0, 1): 0.6, (0, 2): 0.3, (1, 2): 0.45})
-    theta, wins = np.full((K, K), 0.5), np.zeros(K)
-    dts_plus.draw_all_pairs(B, theta, wins, _rng(3))
+    theta, wins, above = np.full((K, K), 0.5), np.zeros(K), np.zeros((K, K), dtype=np.bool_)
+    dts_plus.draw_all_pairs(B, above, theta, wins, np.ones(K, dtype=np.bool_), tail_cache_new(K), _rng(3))
     r = _rng(3)
     expect = [r.beta(B[i, j] + 1.0, B[j, i] + 1.0) for i, j in [(0, 1), (0, 2), (1, 2)]]
     assert [theta[0, 1], theta[0, 2], theta[1, 2]] == expect
@@ -125,10 +132,15 @@ def test_dts_plus_tie_break_over_the_top_scored_candidates(over_C):
     wins = np.array([2.0, 1.0, 1.0, 2.0])
     in_C = np.array([True, True, True, False])
     in_A, neg = np.zeros(K, dtype=np.bool_), np.zeros(K)
-    assert dts_plus.tie_break(theta, wins, in_C, in_A, neg, over_C, _rng()) == 0  # A(1) = {0}
+    B, above = np.zeros((K, K)), theta > 0.5  # every value given: no row to complete
+
+    def tie_break(wins):
+        return dts_plus.tie_break(B, above, theta, wins, in_C, in_A, neg, over_C, _rng())
+
+    assert tie_break(wins) == 0  # A(1) = {0}
     assert in_A.tolist() == [True, False, False, False]
     wins = np.array([1.0, 1.0, 0.0, 3.0])
-    a1 = dts_plus.tie_break(theta, wins, in_C, in_A, neg, over_C, _rng())
+    a1 = tie_break(wins)
     assert in_A.tolist() == [True, True, False, False]
     zeta_star = (1.0 if over_C else 3.0) / (K - 1)
     want = [-dts_plus.estimated_regret(theta, wins, i, zeta_star) for i in (0, 1)]
@@ -136,15 +148,15 @@ def test_dts_plus_tie_break_over_the_top_scored_candidates(over_C):
     assert a1 == int(np.argmax(want))
 
 
-def test_rcs_sample_winner_counts_strict_wins_in_row_major_order():
-    """RCS: θ_ij ~ Beta(W_ij + 1, W_ji + 1) for i < j row-major; c beats all when it has K − 1 wins."""
+def test_rcs_sample_winner_is_the_arm_beating_every_other():
+    """RCS: c is the sample's Condorcet winner (θ_cj > 1/2 for every j ≠ c), none in a cycle."""
     K = 3
     W = _counts(K, {(0, 1): 0.3, (0, 2): 0.6, (1, 2): 0.7})  # 1 beats 0 and 2
-    assert rcs.sample_condorcet_winner(W, np.zeros(K, dtype=np.int64), _rng()) == 1
+    assert rcs.sample_condorcet_winner(W, tail_cache_new(K), _rng()) == 1
     W = _counts(K, {(0, 1): 0.3, (0, 2): 0.6, (1, 2): 0.3})  # a cycle
-    sample_wins = np.zeros(K, dtype=np.int64)
-    assert rcs.sample_condorcet_winner(W, sample_wins, _rng()) == -1
-    assert sample_wins.tolist() == [1, 1, 1]
+    assert rcs.sample_condorcet_winner(W, tail_cache_new(K), _rng()) == -1
+    W = _counts(K, {(0, 1): 0.7, (0, 2): 0.6, (1, 2): 0.3})  # 0 beats both: met by the knockout only
+    assert rcs.sample_condorcet_winner(W, tail_cache_new(K), _rng()) == 0
 
 
 def test_rcs_least_champion_lowest_index_on_ties():
@@ -158,7 +170,9 @@ def test_rcs_least_champion_lowest_index_on_ties():
 # numpy's Beta(1, 1) sampler (Jöhnk's algorithm, also compiled by numba) returns U/(U + V) for its
 # first two uniforms; with U = V = 1/4 the draw is exactly 1/2, the boundary of every "θ > 1/2"
 # test.  ``_half_generator`` makes those two uniforms (SFC64 with a chosen state: its first
-# outputs are a + b and (b ^ b >> 11) + 9c + 1).
+# outputs are a + b and (b ^ b >> 11) + 9c + 1).  Such a draw is possible only for pairs drawn
+# from the Beta (compared more than MAX_CACHED_COUNT times, where 1/2 is a probability-zero
+# event); a pair compared less often is drawn as its indicator, one uniform below P(θ > 1/2).
 
 _MASK = (1 << 64) - 1
 
@@ -180,31 +194,20 @@ def test_half_generator_draws_exactly_one_half():
     assert posterior_draw(np.zeros((2, 2)), 0, 1, _half_generator()) == 0.5
 
 
-def test_dts_first_candidate_a_draw_of_one_half_is_no_win():
-    """Line 9: 1(θ(1)_ij > 1/2) is strict; θ_01 = θ_10 = 1/2 scores neither arm."""
-    theta, score = np.zeros((2, 2)), np.zeros(2)
-    dts.first_candidate(np.zeros((2, 2)), np.zeros(2, dtype=np.int64), np.zeros(2, dtype=np.bool_), theta, score,
-                        _half_generator())
-    assert theta[0, 1] == theta[1, 0] == 0.5
-    assert score.tolist() == [0.0, 0.0]
+def test_an_unobserved_pair_is_above_half_when_its_uniform_is_below_half():
+    """No comparison yet: P(θ > 1/2) = 1/2 exactly, and the uniform 1/4 decides "above"; the
+    mirrored pair is then below, and no value is drawn."""
+    above, value = above_half(np.zeros((2, 2)), tail_cache_new(2), 0, 1, _half_generator())
+    assert above and np.isnan(value)
+    theta, wins, marks = np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2), dtype=np.bool_)
+    dts_plus.draw_all_pairs(np.zeros((2, 2)), marks, theta, wins, np.ones(2, dtype=np.bool_), tail_cache_new(2),
+                            _half_generator())
+    assert marks[0, 1] and not marks[1, 0] and wins.tolist() == [1.0, 0.0]
 
 
-def test_dts_second_candidate_tie_with_the_fixed_half_goes_to_the_lowest_index():
-    """Line 14 with θ(2)_{i a(1)} = 1/2 = θ(2)_{a(1) a(1)}: the lowest index of the tie wins."""
+def test_dts_second_candidate_single_contender_needs_no_value():
+    """Line 14 with one arm above 1/2 against a(1): it is a(2), whatever its value (none drawn)."""
     beats = np.zeros((2, 2), dtype=np.int64)
-    assert dts.second_candidate(np.zeros((2, 2)), beats, 1, _half_generator()) == 0
-    assert dts.second_candidate(np.zeros((2, 2)), beats, 0, _half_generator()) == 0
-
-
-def test_dts_plus_a_draw_of_one_half_is_no_win():
-    theta, wins = np.full((2, 2), 0.5), np.zeros(2)
-    dts_plus.draw_all_pairs(np.zeros((2, 2)), theta, wins, _half_generator())
-    assert theta[0, 1] == theta[1, 0] == 0.5
-    assert wins.tolist() == [0.0, 0.0]
-
-
-def test_rcs_a_draw_of_one_half_is_a_win_for_neither_arm():
-    """θ_01 = 1/2: no sample Condorcet winner (the fallback champion is used)."""
-    sample_wins = np.zeros(2, dtype=np.int64)
-    assert rcs.sample_condorcet_winner(np.zeros((2, 2)), sample_wins, _half_generator()) == -1
-    assert sample_wins.tolist() == [0, 0]
+    rng = _half_generator()
+    assert dts.second_candidate(np.zeros((2, 2)), beats, 1, tail_cache_new(2), np.zeros(2), rng) == 0
+    assert rng.random() == 0.25  # one uniform used: the indicator

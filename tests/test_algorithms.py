@@ -72,7 +72,7 @@ def test_dts_second_candidate_reads_the_column_of_the_first():
     log_t = math.log(10**6)       # wide bounds: nothing is resolved
     cb_rebuild(state[1], B, log_t, 0.51)
     rng = np.random.default_rng(1)
-    picks = np.array([dts.second_candidate(state[0], state[1][0], 0, rng) for _ in range(400)])
+    picks = np.array([dts.second_candidate(state[0], state[1][0], 0, state[8], state[7], rng) for _ in range(400)])
     assert np.mean(picks == 1) > 0.6
     assert np.mean(picks == 2) < 0.01
 
@@ -84,7 +84,7 @@ def test_dts_excludes_arms_confidently_beating_the_first_candidate():
     B[1, 0] = 400.0  # arm 1 confidently beats arm 0
     cb_rebuild(state[1], B, math.log(100), 0.51)
     rng = np.random.default_rng(2)
-    picks = {dts.second_candidate(state[0], state[1][0], 0, rng) for _ in range(200)}
+    picks = {dts.second_candidate(state[0], state[1][0], 0, state[8], state[7], rng) for _ in range(200)}
     assert 1 not in picks
 
 

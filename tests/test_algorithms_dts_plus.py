@@ -41,7 +41,9 @@ def _tie_break(th, C, over_C, rng=None):
     in_C = np.array([i in C for i in range(K)])
     in_A = np.zeros(K, dtype=np.bool_)
     neg = np.zeros(K)
-    a1 = dts_plus.tie_break(th, _wins(th), in_C, in_A, neg, over_C, rng or np.random.default_rng(0))
+    # every value given: the rows of A(1) need no further draw
+    a1 = dts_plus.tie_break(np.zeros((K, K)), th > 0.5, th.copy(), _wins(th), in_C, in_A, neg, over_C,
+                            rng or np.random.default_rng(0))
     return int(a1), [i for i in range(K) if in_A[i]], -neg
 
 
@@ -158,13 +160,16 @@ def test_focuses_on_one_copeland_winner_multisol():
 
 def test_focuses_on_one_copeland_winner_mslr_noncondorcet():
     """The 5-arm non-Condorcet MSLR matrix of the paper's Fig. 1(b) (three Copeland winners, gaps
-    of about 0.02): over T = 10^5, D-TS+ concentrates a(1) more than D-TS and has lower Copeland
-    regret (L926–930)."""
-    T, runs = 100_000, 10
-    share_dts, r_dts = _top_share("dts", "mslr5_noncondorcet_printed", T, runs)
-    share_plus, r_plus = _top_share("dts_plus", "mslr5_noncondorcet_printed", T, runs)
+    of about 0.02): over T = 10^5, D-TS+ concentrates a(1) more than D-TS (40 runs) and has lower
+    Copeland regret (120 runs; L926–930).  The run-to-run spread of the regret is about 1,300, so
+    fewer runs leave the difference of about 600 within two standard errors of zero."""
+    T, runs = 100_000, 40
+    share_dts, _ = _top_share("dts", "mslr5_noncondorcet_printed", T, runs)
+    share_plus, _ = _top_share("dts_plus", "mslr5_noncondorcet_printed", T, runs)
     assert share_plus > share_dts + 0.05
-    assert r_plus.regret[:, -1].mean() < r_dts.regret[:, -1].mean()
+    final = {alg: duelbench.simulate(alg, "mslr5_noncondorcet_printed", T, 120, seed=1, checkpoints=[T]).regret[:, -1]
+             for alg in ("dts", "dts_plus")}
+    assert final["dts_plus"].mean() < final["dts"].mean()
 
 
 # ------------------------------------------------------------------ registry and validation

@@ -17,7 +17,6 @@ import argparse
 import sys
 
 import duelbench.engine.jobs as dbj
-from duelbench.experiments.samples import run_sample_shard
 from duelbench.provenance.interrupt import EXIT_INTERRUPTED, deferred_interrupts
 
 
@@ -57,6 +56,10 @@ def _run(args: argparse.Namespace) -> None:
     elif args.command == "fetch-mslr":
         dbj.fetch_mslr_job(args.file_name, args.out, log=args.log)
     elif args.command == "sample":
+        # imported here: the experiments' sample functions and what they load (statistics,
+        # reporting) are half of a simulation job's start-up when imported at the top
+        from duelbench.experiments.samples import run_sample_shard
+
         with deferred_interrupts():
             run_sample_shard(args.out, args.job, log=args.log)
     else:

@@ -7,7 +7,7 @@ One step at time t = 1, 2, … (natural log of the current t)::
         "x/0 := 1" (unobserved pair: u = 1 + 1 = 2, l = 1 − 1 = 0)
     5:  ζ̂_i = #{j ≠ i : u_ij ≥ 1/2}/(K − 1)
     6:  C = argmax ζ̂
-    7–10: θ(1)_ij ~ Beta(B_ij + 1, B_ji + 1), θ(1)_ji = 1 − θ(1)_ij
+    7–10: θ(1)_ij ~ Beta(B_ij + 1, B_ji + 1), θ(1)_ji = 1 − θ(1)_ij, read only as 1(θ(1)_ij > 1/2)
     11: a(1) = argmax_{i ∈ C} #{j ≠ i : θ(1)_ij > 1/2}, ties uniformly at random
     13: θ(2)_{i a(1)} ~ Beta(B_{i a(1)} + 1, B_{a(1) i} + 1) for i ≠ a(1), θ(2)_{a(1) a(1)} = 1/2
     14: a(2) = argmax_{i : l_{i a(1)} ≤ 1/2} θ(2)_{i a(1)}, ties to the lowest index
@@ -17,22 +17,26 @@ The module's documented decisions are reproduced: line 5's "u_ij > 1/2" is read 
 boundary convention (a bound exactly 1/2 does not exclude 1/2, so it counts as ≥); Phase 2 reads
 column a(1) of the posterior; line 14 ties go to the lowest index.
 
-Random stream (the order in which the compiled code draws; ``rng.beta(a, b)`` with float
-arguments for a posterior sample, ``rng.random()`` for a uniform index):
+Random stream (the order in which the compiled code draws; a posterior sample is drawn as its
+indicator 1(θ > 1/2) and, where needed, its value given that side, by
+:mod:`reference.beta_sampling`; ``rng.random()`` for a uniform index):
 
 * Phase 1 draws nothing when |C| = 1.  Otherwise only the rows i ∈ C are sampled, row by row in
-  increasing i and, within a row, in increasing j ≠ i: θ(1)_ij is mirrored (1 − θ(1)_ji) when
-  θ(1)_ji was already drawn at this step (that is, j ∈ C and j < i), else drawn fresh;
+  increasing i and, within a row, in increasing j ≠ i: the indicator of θ(1)_ij is mirrored
+  (θ(1)_ji not above 1/2) when θ(1)_ji was already drawn at this step (that is, j ∈ C and
+  j < i), else drawn fresh;
 * line 11: a uniform index ``floor(n · rng.random())`` on the n tied arms of C (increasing
   order), drawn only when n ≥ 2;
-* line 13: fresh samples only for the arms eligible at line 14 (i ≠ a(1) with l_{i a(1)} ≤ 1/2),
-  in increasing i.
+* line 13: the indicators θ(2)_{i a(1)} > 1/2 for the arms eligible at line 14 (i ≠ a(1) with
+  l_{i a(1)} ≤ 1/2), in increasing i; with two or more above 1/2, their values given θ > 1/2
+  (in increasing i; a value drawn with its indicator is kept).
 
 Only the standard library is used (plus the generator passed in): no ``duelbench`` helper.
 """
 
 import math
 
+from .beta_sampling import draw_above_half, indicator
 from .driver import count_expiries
 from .rucb_bounds import lower, upper
 
@@ -70,17 +74,17 @@ class ReferenceDTS:
             a1 = C[0]
         else:
             self.events["C_multi"] += 1
-            theta = {}
+            above = {}
             for i in C:
                 for j in range(K):
                     if j == i:
                         continue
-                    if (j, i) in theta:
-                        theta[i, j] = 1.0 - theta[j, i]
+                    if (j, i) in above:
+                        above[i, j] = not above[j, i]
                         self.events["mirrored"] += 1
                     else:
-                        theta[i, j] = rng.beta(Bc[i][j] + 1.0, Bc[j][i] + 1.0)
-            votes = {i: sum(1 for j in range(K) if j != i and theta[i, j] > 0.5) for i in C}
+                        above[i, j] = indicator(Bc, i, j, rng)[0]
+            votes = {i: sum(1 for j in range(K) if j != i and above[i, j]) for i in C}
             top = max(votes.values())
             ties = [i for i in C if votes[i] == top]
             if len(ties) == 1:
@@ -96,11 +100,17 @@ class ReferenceDTS:
         K, Bc = self.K, self.B
         eligible = [i for i in range(K) if i == a1 or self._l(i, a1, log_t) <= 0.5]
         self.events["excluded"] += K - len(eligible)
-        theta2 = {}
-        for i in eligible:
-            theta2[i] = 0.5 if i == a1 else rng.beta(Bc[i][a1] + 1.0, Bc[a1][i] + 1.0)
-        top = max(theta2.values())
-        a2 = min(i for i in eligible if theta2[i] == top)
+        drawn = {i: indicator(Bc, i, a1, rng) for i in eligible if i != a1}
+        contenders = [i for i in sorted(drawn) if drawn[i][0]]
+        if len(contenders) <= 1:
+            a2 = contenders[0] if contenders else a1
+        else:
+            theta2 = {}
+            for i in contenders:
+                value = drawn[i][1]
+                theta2[i] = value if value is not None else draw_above_half(Bc[i][a1], Bc[a1][i], rng)
+            top = max(theta2.values())
+            a2 = min(i for i in contenders if theta2[i] == top)
         if a2 == a1:
             self.events["a2_is_a1"] += 1
         return a2

@@ -21,8 +21,10 @@ One step at time t = 1, 2, … (natural log of the current t)::
 Random stream (the order in which the compiled code draws; ``rng.beta(a, b)`` with float
 arguments for a posterior sample, ``rng.random()`` for a uniform index):
 
-* Phase 1 draws nothing when |C| = 1 (a(1) is the member of C).  Otherwise every unordered pair
-  once, i < j, i increasing then j increasing;
+* Phase 1 draws nothing when |C| = 1 (a(1) is the member of C).  Otherwise the indicator of
+  every unordered pair once, i < j, i increasing then j increasing
+  (:mod:`reference.beta_sampling`); when |A(1)| ≥ 2, the values of the rows of A(1) still
+  missing, rows in increasing i, each given its indicator's side;
 * the argmin: a uniform index ``floor(n · rng.random())`` on the n minimisers (increasing
   order), drawn only when |A(1)| ≥ 2 and n ≥ 2;
 * line 13: fresh samples only for the arms eligible at line 14 (i ≠ a(1) with l_{i a(1)} ≤ 1/2),
@@ -34,6 +36,7 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 
 import math
 
+from .beta_sampling import draw_given_side, indicator
 from .driver import count_expiries
 from .dts import ReferenceDTS
 
@@ -85,12 +88,15 @@ class ReferenceDTSPlus(ReferenceDTS):
             a1 = C[0]
         else:
             self.events["C_multi"] += 1
-            theta = [[0.5] * K for _ in range(K)]
+            theta = [[None] * K for _ in range(K)]
+            above = [[False] * K for _ in range(K)]
             for i in range(K):
                 for j in range(i + 1, K):
-                    theta[i][j] = rng.beta(Bc[i][j] + 1.0, Bc[j][i] + 1.0)
-                    theta[j][i] = 1.0 - theta[i][j]
-            wins = [sum(1 for j in range(K) if j != i and theta[i][j] > 0.5) for i in range(K)]
+                    above[i][j], value = indicator(Bc, i, j, rng)
+                    above[j][i] = not above[i][j] and value != 0.5
+                    if value is not None:
+                        theta[i][j], theta[j][i] = value, 1.0 - value
+            wins = [sum(1 for j in range(K) if j != i and above[i][j]) for i in range(K)]
             top = max(wins[i] for i in C)
             A = [i for i in C if wins[i] == top]
             if len(A) == 1:
@@ -99,6 +105,11 @@ class ReferenceDTSPlus(ReferenceDTS):
             else:
                 self.events["A_multi"] += 1
                 zeta_star = (top if self.over_C else max(wins)) / (K - 1)
+                for i in A:
+                    for j in range(K):
+                        if j != i and theta[i][j] is None:
+                            theta[i][j] = draw_given_side(Bc, i, j, above[i][j], rng)
+                            theta[j][i] = 1.0 - theta[i][j]
                 R = {i: self.sampled_regret(theta, wins, i, zeta_star) for i in A}
                 low = min(R.values())
                 ties = [i for i in A if R[i] == low]

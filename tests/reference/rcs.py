@@ -17,8 +17,10 @@ champion count at every step, lowest index among fallback ties, RUCB's tie rule 
 
 Random stream (the order in which the compiled code draws):
 
-* the whole sample: ``rng.beta(W_ij + 1.0, W_ji + 1.0)`` for i < j, i increasing, then j
-  increasing (K(K − 1)/2 draws, also when the outcome is decided early);
+* the sample's Condorcet winner by a knockout (the module's Decisions): the indicators
+  1(θ_j,champion > 1/2) for j = 1, …, K − 1, then 1(θ_c,j > 1/2) for the arms j < c the final
+  champion c did not meet, stopping at the first loss (:mod:`reference.beta_sampling`); that
+  this has the law of the whole sample's winner is tested apart (``test_algorithms_rcs.py``);
 * d: a uniform index ``floor(n · rng.random())`` (capped at n − 1) on the n tied maximisers in
   increasing order, drawn only when n ≥ 2.
 
@@ -27,6 +29,7 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 
 import math
 
+from .beta_sampling import indicator
 from .rucb_bounds import upper
 
 
@@ -43,24 +46,26 @@ class ReferenceRCS:
     def _u(self, i, j, log_t):
         return upper(self.W, i, j, self.alpha, log_t)
 
-    def _sample(self, rng):
-        """θ as a full K × K list of lists, drawn in the documented order."""
+    def _sample_winner(self, rng):
+        """The sample's Condorcet winner or None, by the documented knockout: the champion is
+        replaced by j (increasing) when θ_j,champion > 1/2; then it must beat the arms before it
+        that it did not meet; every indicator from :mod:`reference.beta_sampling`."""
         K, W = self.K, self.W
-        theta = [[0.5] * K for _ in range(K)]
-        for i in range(K):
-            for j in range(i + 1, K):
-                theta[i][j] = rng.beta(W[i][j] + 1.0, W[j][i] + 1.0)
-                theta[j][i] = 1.0 - theta[i][j]
-        return theta
+        champion, met = 0, None
+        for j in range(1, K):
+            if indicator(W, j, champion, rng)[0]:
+                champion, met = j, champion
+        for j in range(champion):
+            if j != met and not indicator(W, champion, j, rng)[0]:
+                return None
+        return champion
 
     def select(self, t, rng):
         K = self.K
-        theta = self._sample(rng)
-        winners = [c for c in range(K) if all(theta[c][j] > 0.5 for j in range(K) if j != c)]
-        assert len(winners) <= 1
-        if winners:
+        winner = self._sample_winner(rng)
+        if winner is not None:
             self.events["sample_winner"] += 1
-            c = winners[0]
+            c = winner
         else:
             self.events["fallback"] += 1
             fewest = min(self.champion_steps)

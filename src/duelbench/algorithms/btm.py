@@ -89,19 +89,19 @@ LOG_TERM = 0  # ln(1/δ) = ln(2KT)
 COEF = 1  # f·γ²
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def btm_log_term(K, T):
     """``ln(1/δ)`` with δ = 1/(2KT), i.e. ``ln(2KT)`` (natural log)."""
     return math.log(2.0 * K * T)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def confidence_radius(coef, log_term, n):
     """``c(n) = coef·sqrt(log_term/n)`` with ``coef = f·γ²`` (n > 0)."""
     return coef * math.sqrt(log_term / n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, T, params):
     """State for horizon T: ordered per-pair counts, per-arm records against W, W, scalars."""
     cmp = np.zeros((K, K), dtype=np.float64)  # comparisons with b first and x the opponent
@@ -120,7 +120,7 @@ def init(K, T, params):
     return cmp, win, n, w, active, neg, sc, fl
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, rng):
     """The exploration pair (b, b′): b the arm of W with the fewest comparisons (ties uniformly
     at random), b′ uniform on W (on W ∖ {b} when the opponent excludes b)."""
@@ -139,7 +139,7 @@ def select(state, rng):
     return b, b  # unreachable while |W| ≥ 2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def remove(state, r):
     """Remove arm r from W and delete every comparison against r from the remaining records."""
     cmp, win, n, w, active, neg, sc, fl = state
@@ -154,7 +154,7 @@ def remove(state, r):
                 sc[WINNER] = a
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, b, b2, b_won):
     """Count the comparison (b, b′) for b and apply the removal test; returns the removed arm or −1."""
     cmp, win, n, w, active, neg, sc, fl = state

@@ -89,7 +89,7 @@ from duelbench.stats.hoeffding import hoeffding_side
 from .registry import AlgorithmSpec
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, T, params):
     """State for horizon T (Copeland SAVAGE's state; its Copeland switch is left off).
 
@@ -100,7 +100,7 @@ def init(K, T, params):
     return savage_init(K, T, params[:0]), assume_cw
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _resolve(state, q, winner, loser, assume_cw):
     """Pair q is decided (winner certainly beats loser): remove it, apply the Condorcet Indep test."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -116,7 +116,7 @@ def _resolve(state, q, winner, loser, assume_cw):
                     _deactivate(state, r)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, q, i_won, assume_cw):
     """Count the outcome of pair q = (i, j), i < j, and apply the removal tests."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -132,7 +132,7 @@ def update(state, q, i_won, assume_cw):
         _resolve(state, q, j, i, assume_cw)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def condorcet_choice(state):
     """The exploited arm: fewest certain losses, then most empirical wins, then lowest index."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state

@@ -18,14 +18,26 @@ Decisions
   once, mirrored); when |C| = 1 none is drawn.  Samples of pairs outside those rows are
   independent of the decision, so the law of (a(1), a(2)) is exactly the paper's; only the
   consumption of the random stream differs.
+* Phase 1 reads a sample only through 1(θ(1)_ij > 1/2), so only that indicator is drawn:
+  :func:`duelbench.stats.beta.above_half`, one uniform against P(θ_ij > 1/2), which for the
+  integer posterior parameters is a binomial tail, cached until the pair is compared again.
+  The indicator has the law of 1(θ_ij > 1/2) (θ = 1/2 exactly, of probability zero, is not a
+  win; the mirrored θ_ji = 1 − θ_ij wins exactly when θ_ij does not).
+* Phase 2 likewise draws first the indicators θ(2)_{i a(1)} > 1/2 of the eligible arms: an arm
+  below 1/2 loses to θ(2)_{a(1)a(1)} = 1/2 and its value is never needed; with one arm above,
+  it is a(2); only with two or more are their values drawn, each from its law given
+  θ > 1/2 (:func:`duelbench.stats.beta.draw_above_half`), so a(2) has the law of line 14.
 * Line 5's strict ``u_ij > 1/2`` and line 14's ``l_{i a(1)} ≤ 1/2`` are read from
   :mod:`duelbench.stats.confident_beats` (C = arms with the fewest confident losses); the
   boundary case u = 1/2 exactly is documented there.
-* Line 14 ties (probability zero except against the fixed 1/2 of a(1)): lowest index, as the
-  authors' code; line 11 ties: uniformly at random (explicit in the paper).
+* Line 14 ties have probability zero (θ(2) = 1/2 exactly included); a tie between two drawn
+  values goes to the lower index, as in the authors' code, and an arm at exactly 1/2 does not
+  displace a(1).  Line 11 ties: uniformly at random (explicit in the paper).
 * Phase 2 draws θ(2)_{i a(1)} only for the arms eligible at line 14 (l_{i a(1)} ≤ 1/2), in index
   order; line 13 samples every i ≠ a(1), but the other samples cannot be chosen, so the law of
   a(2) is the paper's and only the consumption of the random stream differs.
+* Pairs compared more than :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from
+  the Beta itself in both phases (the value then decides the indicator).
 * "x/0 := 1" and ln t with t = 1, 2, … as in :mod:`duelbench.stats.bounds`.
 * Self-comparisons are not counted (the paper increments the unused diagonal B_aa).
 """
@@ -35,7 +47,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.stats.beta import posterior_draw
+from duelbench.stats.beta import above_half, draw_above_half, sample_indicators, tail_cache_new
 from duelbench.stats.choice import argmax_random_tie
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
@@ -45,13 +57,16 @@ from .registry import AlgorithmSpec, alpha_above_half
 
 @numba.njit(cache=True, inline="always")
 def init(K, params):
-    """State: counts B, confident-beat relation, scratch (candidate mask, θ, scores)."""
+    """State: counts B, confident-beat relation, params, scratch (candidate mask, Phase-1
+    indicators and values, scores, Phase-2 values), cached tails."""
     B = new_counts(K)
     cb = cb_new(K)
     in_C = np.zeros(K, dtype=np.bool_)
+    above = np.zeros((K, K), dtype=np.bool_)
     theta = np.zeros((K, K), dtype=np.float64)
     score = np.zeros(K, dtype=np.float64)
-    return B, cb, params, in_C, theta, score
+    values = np.zeros(K, dtype=np.float64)
+    return B, cb, params, in_C, above, theta, score, values, tail_cache_new(K)
 
 
 @numba.njit(cache=True, inline="always")
@@ -70,8 +85,10 @@ def copeland_candidates(n_lost, in_C):
 
 
 @numba.njit(cache=True, inline="always")
-def first_candidate(B, n_lost, in_C, theta, score, rng):
-    """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C.
+def first_candidate(B, n_lost, in_C, above, theta, score, cache, rng):
+    """Lines 7–11: a(1) by majority vote of one posterior sample, restricted to C; the sample
+    of the rows of C enters only through its indicators θ(1)_ij > 1/2
+    (:func:`duelbench.stats.beta.sample_indicators`).
 
     Helpers receive only the arrays they use; all are inlined into the run loop
     (``inline="always"``, see :mod:`duelbench.stats.confident_beats`).
@@ -79,33 +96,42 @@ def first_candidate(B, n_lost, in_C, theta, score, rng):
     only = copeland_candidates(n_lost, in_C)
     if only >= 0:
         return only
+    sample_indicators(B, cache, in_C, above, theta, rng)
     K = B.shape[0]
     for i in range(K):
         score[i] = 0.0
-        if not in_C[i]:
-            continue
-        for j in range(K):
-            if j == i:
-                continue
-            if in_C[j] and j < i:
-                theta[i, j] = 1.0 - theta[j, i]
-            else:
-                theta[i, j] = posterior_draw(B, i, j, rng)
-            if theta[i, j] > 0.5:
-                score[i] += 1.0
+        if in_C[i]:
+            for j in range(K):
+                if j != i and above[i, j]:
+                    score[i] += 1.0
     return argmax_random_tie(score, in_C, rng)
 
 
 @numba.njit(cache=True, inline="always")
-def second_candidate(B, beats, a1, rng):
-    """Lines 13–14: a(2) = argmax of fresh samples of column a(1) among arms not beating a(1)."""
+def second_candidate(B, beats, a1, cache, values, rng):
+    """Lines 13–14: a(2) = argmax of fresh samples θ(2)_{i a(1)} of column a(1) among the arms
+    not beating a(1), against θ(2)_{a(1)a(1)} = 1/2: indicators first, values only for a
+    contest between two or more arms above 1/2 (``values[i]``: the value, NaN if not drawn)."""
+    n_above = 0
+    last = a1
+    for i in range(B.shape[0]):
+        values[i] = np.nan
+        if i == a1 or beats[i, a1] == 1:
+            continue
+        is_above, value = above_half(B, cache, i, a1, rng)
+        if is_above:
+            n_above += 1
+            last = i
+            values[i] = value if not math.isnan(value) else -1.0
+    if n_above <= 1:
+        return last
     best = 0.5
     a2 = a1
     for i in range(B.shape[0]):
-        if i == a1 or beats[i, a1] == 1:
+        if math.isnan(values[i]):
             continue
-        th = posterior_draw(B, i, a1, rng)
-        if th > best or (th == best and i < a2):
+        th = values[i] if values[i] > 0.0 else draw_above_half(B[i, a1], B[a1, i], rng)
+        if th > best:
             best = th
             a2 = i
     return a2
@@ -113,10 +139,10 @@ def second_candidate(B, beats, a1, rng):
 
 @numba.njit(cache=True, inline="always")
 def select(state, t, rng):
-    B, cb, params, in_C, theta, score = state
+    B, cb, params, in_C, above, theta, score, values, cache = state
     cb_advance(cb, math.log(t))
-    a1 = first_candidate(B, cb[1], in_C, theta, score, rng)
-    return a1, second_candidate(B, cb[0], a1, rng)
+    a1 = first_candidate(B, cb[1], in_C, above, theta, score, cache, rng)
+    return a1, second_candidate(B, cb[0], a1, cache, values, rng)
 
 
 #: Line 17 (off-diagonal only) and the refresh of the pair's confidence status (shared with RUCB).

@@ -43,9 +43,15 @@ Decisions
   of arms) every r̃_ij = 0 and every R̃(1)_i = 0.  (The authors' implementation takes the lowest
   index.)  |A(1)| = 1 needs no draw.
 * **Phase-1 draws.**  D-TS+ needs θ(1)_ij for every pair: ζ̃_j of every arm j enters r̃_ij, and
-  ζ̃* is a maximum over all arms.  When |C| ≥ 2 every unordered pair is drawn once, i < j in
-  row-major order (i increasing, then j increasing), θ(1)_ij ~ Beta(B_ij + 1, B_ji + 1)
-  (:func:`duelbench.stats.beta.posterior_draw`) and θ(1)_ji = 1 − θ(1)_ij — K(K − 1)/2 draws.
+  ζ̃* is a maximum over all arms.  When |C| ≥ 2 every unordered pair is sampled once, i < j in
+  row-major order (i increasing, then j increasing), θ(1)_ji = 1 − θ(1)_ij.  The win counts,
+  A(1) and ζ̃* read only the indicators θ(1)_ij > 1/2, so those are drawn first
+  (:func:`duelbench.stats.beta.above_half`, as in D-TS); the values enter only R̃(1)_i for
+  i ∈ A(1), so they are drawn only when |A(1)| ≥ 2 and only in the rows of A(1), each from its
+  law given the side of 1/2 its indicator fell on
+  (:func:`duelbench.stats.beta.draw_given_side`).  (indicator, value) then has the law of
+  (1(θ > 1/2), θ) for every pair, so the law of a(1) is the paper's.  Pairs compared more than
+  :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from the Beta at once.
   When |C| = 1, a(1) is the single member of C (D-TS+ and D-TS agree) and no sample is drawn,
   as in D-TS: the samples could not change a(1), so the law of (a(1), a(2)) is the paper's.
 * Phase 2, the confidence bounds, "x/0 := 1", ln t with t = 1, 2, … and the uncounted
@@ -57,7 +63,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.stats.beta import posterior_draw
+from duelbench.stats.beta import draw_given_side, sample_indicators, tail_cache_new
 from duelbench.stats.choice import argmax_random_tie
 from duelbench.stats.confident_beats import cb_advance, cb_new, cb_update_state
 from duelbench.stats.counts import new_counts
@@ -76,8 +82,9 @@ OVER_C = 1
 
 @numba.njit(cache=True, inline="always")
 def init(K, params):
-    """State: counts B, confident-beat relation, params, scratch (masks of C and A(1), θ(1),
-    sampled win counts, −R̃(1))."""
+    """State: counts B, confident-beat relation, params, scratch (masks of C and A(1), θ(1)
+    (NaN where only its indicator is drawn), its indicators, sampled win counts, −R̃(1)),
+    cached tails, Phase-2 values."""
     B = new_counts(K)
     cb = cb_new(K)
     in_C = np.zeros(K, dtype=np.bool_)
@@ -85,7 +92,9 @@ def init(K, params):
     theta = np.full((K, K), 0.5)
     wins = np.zeros(K, dtype=np.float64)
     neg_regret = np.zeros(K, dtype=np.float64)
-    return B, cb, params, in_C, in_A, theta, wins, neg_regret
+    above = np.zeros((K, K), dtype=np.bool_)
+    all_rows = np.ones(K, dtype=np.bool_)
+    return B, cb, params, in_C, in_A, theta, wins, neg_regret, above, all_rows, tail_cache_new(K), np.zeros(K)
 
 
 @numba.njit(cache=True, inline="always")
@@ -95,20 +104,27 @@ def divergence_to_half(theta):
 
 
 @numba.njit(cache=True, inline="always")
-def draw_all_pairs(B, theta, wins, rng):
-    """Lines 7–10 for every pair: θ(1)_ij for i < j in row-major order, θ(1)_ji = 1 − θ(1)_ij;
-    ``wins[i] = Σ_{j≠i} 1(θ(1)_ij > 1/2)``."""
+def draw_all_pairs(B, above, theta, wins, all_rows, cache, rng):
+    """Lines 7–10 for every pair, indicators first (:func:`duelbench.stats.beta.sample_indicators`
+    over all rows: θ(1)_ij for i < j in row-major order, θ(1)_ji = 1 − θ(1)_ij); ``theta``
+    holds a value where one was drawn (NaN elsewhere); ``wins[i] = Σ_{j≠i} 1(θ(1)_ij > 1/2)``."""
+    sample_indicators(B, cache, all_rows, above, theta, rng)
     K = B.shape[0]
-    wins[:] = 0.0
     for i in range(K):
-        for j in range(i + 1, K):
-            th = posterior_draw(B, i, j, rng)
+        wins[i] = 0.0
+        for j in range(K):
+            if j != i and above[i, j]:
+                wins[i] += 1.0
+
+
+@numba.njit(cache=True, inline="always")
+def fill_row(B, above, theta, i, rng):
+    """The values θ(1)_ij of row i not drawn yet, each given its indicator (mirrored into θ(1)_ji)."""
+    for j in range(B.shape[0]):
+        if j != i and math.isnan(theta[i, j]):
+            th = draw_given_side(B, i, j, above[i, j], rng)
             theta[i, j] = th
             theta[j, i] = 1.0 - th
-            if theta[i, j] > 0.5:
-                wins[i] += 1.0
-            if theta[j, i] > 0.5:
-                wins[j] += 1.0
 
 
 @numba.njit(cache=True, inline="always")
@@ -126,9 +142,10 @@ def estimated_regret(theta, wins, i, zeta_star):
 
 
 @numba.njit(cache=True, inline="always")
-def tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng):
+def tie_break(B, above, theta, wins, in_C, in_A, neg_regret, over_C, rng):
     """The two steps replacing line 11: A(1) (filled into ``in_A``), then a(1) = argmin of R̃(1)
-    over A(1), ties uniformly at random; ``neg_regret[i] = −R̃(1)_i`` for i ∈ A(1)."""
+    over A(1), ties uniformly at random; ``neg_regret[i] = −R̃(1)_i`` for i ∈ A(1), whose rows
+    of θ(1) are completed first (:func:`fill_row`, rows in index order)."""
     K = theta.shape[0]
     top = -1.0
     for i in range(K):
@@ -149,26 +166,30 @@ def tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng):
             star = max(star, wins[i])
     zeta_star = star / (K - 1)
     for i in range(K):
+        if in_A[i]:
+            fill_row(B, above, theta, i, rng)
+    for i in range(K):
         neg_regret[i] = -estimated_regret(theta, wins, i, zeta_star) if in_A[i] else 0.0
     return argmax_random_tie(neg_regret, in_A, rng)
 
 
 @numba.njit(cache=True, inline="always")
-def first_candidate(B, n_lost, in_C, in_A, theta, wins, neg_regret, over_C, rng):
+def first_candidate(B, n_lost, in_C, in_A, theta, wins, neg_regret, above, all_rows, cache, over_C, rng):
     """Lines 4–11 of D-TS+: C from the RUCB bounds, θ(1) for every pair, a(1) by the regret tie-break."""
     only = copeland_candidates(n_lost, in_C)
     if only >= 0:
         return only
-    draw_all_pairs(B, theta, wins, rng)
-    return tie_break(theta, wins, in_C, in_A, neg_regret, over_C, rng)
+    draw_all_pairs(B, above, theta, wins, all_rows, cache, rng)
+    return tie_break(B, above, theta, wins, in_C, in_A, neg_regret, over_C, rng)
 
 
 @numba.njit(cache=True, inline="always")
 def select(state, t, rng):
-    B, cb, params, in_C, in_A, theta, wins, neg_regret = state
+    B, cb, params, in_C, in_A, theta, wins, neg_regret, above, all_rows, cache, values = state
     cb_advance(cb, math.log(t))
-    a1 = first_candidate(B, cb[1], in_C, in_A, theta, wins, neg_regret, params[OVER_C] != 0.0, rng)
-    return a1, second_candidate(B, cb[0], a1, rng)
+    a1 = first_candidate(B, cb[1], in_C, in_A, theta, wins, neg_regret, above, all_rows, cache,
+                         params[OVER_C] != 0.0, rng)
+    return a1, second_candidate(B, cb[0], a1, cache, values, rng)
 
 
 #: Line 17 (off-diagonal only) and the refresh of the pair's confidence status (D-TS's update).

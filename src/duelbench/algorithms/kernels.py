@@ -10,7 +10,7 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def duel(P, i, j, rng):
     """Compare arms i and j: ``True`` iff i wins, with probability ``P[i, j]``.
 
@@ -20,7 +20,7 @@ def duel(P, i, j, rng):
     return rng.random() < P[i, j]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def recorder_new(regret, checkpoints, record_pairs):
     """Recorder state for one run.
 
@@ -37,22 +37,46 @@ def recorder_new(regret, checkpoints, record_pairs):
     return regret, checkpoints, cum, out, pairs, nxt
 
 
-@numba.njit(cache=True)
-def recorder_step(rec, t, i, j):
-    """Add the pseudo-regret of pair (i, j) at time t (1-based); store sums at checkpoints."""
-    regret, checkpoints, cum, out, pairs, nxt = rec
+@numba.njit(cache=True, inline="always")
+def add_regret(regret, cum, i, j):
+    """Add the pseudo-regret of pair (i, j), one value per regret definition, to ``cum``."""
     for d in range(regret.shape[0]):
         cum[d] += regret[d, i, j]
+
+
+@numba.njit(cache=True, inline="always")
+def store_sums(cum, out, k):
+    """Store the running sums as checkpoint ``k`` (column k of ``out``)."""
+    for d in range(cum.shape[0]):
+        out[d, k] = cum[d]
+
+
+@numba.njit(cache=True, inline="always")
+def checkpoint_time(checkpoints, k):
+    """The time of checkpoint ``k``, or 0 (never reached) once every checkpoint is stored."""
+    return checkpoints[k] if k < checkpoints.shape[0] else 0
+
+
+@numba.njit(cache=True, inline="always")
+def recorder_step(rec, t, i, j):
+    """Add the pseudo-regret of pair (i, j) at time t (1-based); store sums at checkpoints.
+
+    For loops that keep the recorder's tuple (SAVAGE, BTM); the engine's run loop does the
+    same with the index and time of the next checkpoint in local variables
+    (:mod:`duelbench.engine.loop`).
+    """
+    regret, checkpoints, cum, out, pairs, nxt = rec
+    add_regret(regret, cum, i, j)
     if pairs.shape[0] > 0:
         pairs[t - 1, 0] = i
         pairs[t - 1, 1] = j
     k = nxt[0]
-    if k < checkpoints.shape[0] and checkpoints[k] == t:
-        out[:, k] = cum
+    if checkpoint_time(checkpoints, k) == t:
+        store_sums(cum, out, k)
         nxt[0] = k + 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def recorder_block(rec, t, m, i, j):
     """Record m steps t+1 … t+m that all play the pair (i, j), in O(#checkpoints inside + 1).
 
@@ -74,7 +98,7 @@ def recorder_block(rec, t, m, i, j):
         pairs[s, 1] = j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def recorder_commit(rec, t, i, j):
     """Close a run that has committed to pair (i, j) for every step after t.
 

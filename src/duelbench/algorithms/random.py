@@ -17,12 +17,12 @@ from duelbench.stats.choice import uniform_index
 from .registry import AlgorithmSpec
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     return (K,)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     K = state[0]
     i = uniform_index(K, rng)
@@ -30,7 +30,7 @@ def select(state, t, rng):
     return i, j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     return
 

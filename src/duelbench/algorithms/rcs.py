@@ -18,9 +18,16 @@ Decisions
   follow the authors' C++ code of Wu & Liu (https://github.com/HuasenWu/DuelingBandits, named
   at paper 004 L904, class ``CAlg_RCS``), i.e. RCS as it was run in their experiments, unless
   said otherwise.
-* One sample of the whole matrix per step: the K(K−1)/2 draws θ_ij, i < j, in row-major order
-  (i increasing, then j increasing), through :func:`duelbench.stats.beta.posterior_draw`
-  (shared with D-TS).  The diagonal is never drawn.
+* One sample of the matrix per step, read only through its Condorcet winner, so only what can
+  decide it is drawn (the law of c is the paper's; only the consumption of the random stream
+  differs): a knockout over the arms in index order, the champion replaced by j whenever
+  θ_j,champion > 1/2, finds the only arm that can beat every other (each other arm lost a
+  sampled comparison); it is the sample's Condorcet winner iff it also beats the arms before it
+  it was not compared with — K − 1 to 2K − 3 pairs instead of K(K − 1)/2, each sampled once.
+  A sample enters only through θ_ij > 1/2, drawn as that indicator
+  (:func:`duelbench.stats.beta.above_half`: one uniform against the binomial tail of the
+  Beta(W_ij + 1, W_ji + 1) posterior, cached until the pair is compared again; pairs compared
+  more than :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from the Beta).
 * Sample comparisons are strict: c is the sample's Condorcet winner iff θ_cj > 1/2 for every
   j ≠ c (as in the C++ code; another public implementation also compares strictly).  "≥" would
   differ only when a draw is exactly 1/2, an event of probability about 2⁻⁵³ per draw; the
@@ -47,7 +54,7 @@ import math
 import numba
 import numpy as np
 
-from duelbench.stats.beta import posterior_draw
+from duelbench.stats.beta import above_half, tail_cache_new
 from duelbench.stats.counts import new_counts, record_outcome
 
 from .registry import AlgorithmSpec, alpha_above_half
@@ -59,37 +66,33 @@ ALPHA = 0
 
 @numba.njit(cache=True, inline="always")
 def init(K, params):
-    """State: counts W, champion counts, scratch (sample wins, challenger bounds and mask)."""
+    """State: counts W, champion counts, scratch (challenger bounds and mask), cached tails."""
     W = new_counts(K)
     n_champion = np.zeros(K, dtype=np.int64)
-    sample_wins = np.zeros(K, dtype=np.int64)
     u_col = np.zeros(K, dtype=np.float64)
     mask = np.zeros(K, dtype=np.bool_)
-    return W, params, n_champion, sample_wins, u_col, mask
+    return W, params, n_champion, u_col, mask, tail_cache_new(K)
 
 
 @numba.njit(cache=True, inline="always")
-def sample_condorcet_winner(W, sample_wins, rng):
-    """Draw θ_ij ~ Beta(W_ij + 1, W_ji + 1) for every i < j (row-major) and return the arm that
-    beats every other arm in the sample (θ_cj > 1/2 for all j ≠ c), or −1 if there is none.
+def sample_condorcet_winner(W, cache, rng):
+    """The arm c with θ_cj > 1/2 for all j ≠ c in one sample θ_ij ~ Beta(W_ij + 1, W_ji + 1),
+    θ_ji = 1 − θ_ij, or −1 if there is none; drawn as a knockout (module docstring).
 
-    θ_ji = 1 − θ_ij > 1/2 exactly when θ_ij < 1/2, so a draw of exactly 1/2 is a win for
-    neither arm.
+    θ_ji > 1/2 exactly when θ_ij is not (a draw of exactly 1/2, probability zero, is a loss
+    for the arm whose indicator is drawn).
     """
     K = W.shape[0]
-    for i in range(K):
-        sample_wins[i] = 0
-    for i in range(K):
-        for j in range(i + 1, K):
-            th = posterior_draw(W, i, j, rng)
-            if th > 0.5:
-                sample_wins[i] += 1
-            elif th < 0.5:
-                sample_wins[j] += 1
-    for i in range(K):
-        if sample_wins[i] == K - 1:
-            return i
-    return -1
+    champion = 0
+    beaten = -1  # the champion the current one took over from: their pair is already sampled
+    for j in range(1, K):
+        if above_half(W, cache, j, champion, rng)[0]:
+            beaten = champion
+            champion = j
+    for j in range(champion):
+        if j != beaten and not above_half(W, cache, champion, j, rng)[0]:
+            return -1
+    return champion
 
 
 @numba.njit(cache=True, inline="always")
@@ -105,8 +108,8 @@ def least_champion(n_champion):
 @numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """One step's pair (c, d) at time t."""
-    W, params, n_champion, sample_wins, u_col, mask = state
-    c = sample_condorcet_winner(W, sample_wins, rng)
+    W, params, n_champion, u_col, mask, cache = state
+    c = sample_condorcet_winner(W, cache, rng)
     if c < 0:
         c = least_champion(n_champion)
     n_champion[c] += 1

@@ -44,7 +44,7 @@ from .registry import AlgorithmSpec
 F_SCALE, F_EXPONENT = 0, 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: W, Î, the lists L_C/L_R/L_N as masks, the pass pointer, the initial-pair counter."""
     W = new_counts(K)
@@ -58,7 +58,7 @@ def init(K, params):
     return W, I_hat, in_LC, in_LR, in_LN, counters, f_K
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def divergence_of(W, i):
     """Î_i = Σ_{j ∈ Ô_i} N_ij d(mû_ij)."""
     total = 0.0
@@ -70,7 +70,7 @@ def divergence_of(W, i):
     return total
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def best_arm(I_hat):
     """î* = argmin_i Î_i (lowest index on ties)."""
     best = 0
@@ -80,7 +80,7 @@ def best_arm(I_hat):
     return best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def initial_pair(k, K):
     """The k-th pair (i < j) in lexicographic order."""
     i = 0
@@ -90,7 +90,7 @@ def initial_pair(k, K):
     return i, i + 1 + k
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def next_first_arm(state):
     """Next l ∈ L_C in increasing order; at the end of a pass, L_C, L_R ← L_N and L_N ← ∅."""
     W, I_hat, in_LC, in_LR, in_LN, counters, f_K = state
@@ -110,7 +110,7 @@ def next_first_arm(state):
     return -1  # unreachable: L_N always receives î* during a pass
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def choose_second_arm(state, l):
     """m: î* if it beats l empirically, else the arm beating l most, else l itself."""
     W, I_hat, in_LC, in_LR, in_LN, counters, f_K = state
@@ -129,7 +129,7 @@ def choose_second_arm(state, l):
     return m
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     W, I_hat, in_LC, in_LR, in_LN, counters, f_K = state
     K = W.shape[0]
@@ -139,7 +139,7 @@ def select(state, t, rng):
     return l, choose_second_arm(state, l)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Count the outcome, refresh Î_i and Î_j, then the list bookkeeping of the main loop."""
     W, I_hat, in_LC, in_LR, in_LN, counters, f_K = state

@@ -86,13 +86,13 @@ WINNER = 4  # the arm played after exploration (−1 until chosen)
 STRICT = 5  # 1: the strict removal test Cpld_up < max Cpld_lo (parameter strict_independence)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def savage_log_term(K, T):
     """``ln(K(K−1)T/δ)`` with δ = 1/T, i.e. ``ln(K(K−1)) + 2 ln T``."""
     return math.log(K * (K - 1.0)) + 2.0 * math.log(T)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, T, params):
     """State for horizon T: counts, pair list, linked list over W, certified counts."""
     N = K * (K - 1) // 2
@@ -127,7 +127,7 @@ def init(K, T, params):
     return W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _deactivate(state, q):
     """Remove pair q from W (unlink it; move the draw pointer past it)."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -143,7 +143,7 @@ def _deactivate(state, q):
     sc[N_ACTIVE] -= 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def next_pair(state):
     """The pair of W with the fewest samples (lowest lexicographic on ties); −1 if W = ∅."""
     sc = state[11]
@@ -154,13 +154,13 @@ def next_pair(state):
     return sc[CUR]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _cannot_win_alone(cpld_up, m_lo, strict):
     """The Indep test of an arm: ``Cpld_up ≤ max Cpld_lo`` (``<`` when ``strict``)."""
     return cpld_up < m_lo if strict else cpld_up <= m_lo
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def _resolve(state, q, winner, loser):
     """Pair q is decided (winner certainly beats loser): remove it, apply the "Cop" test."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -189,7 +189,7 @@ def _resolve(state, q, winner, loser):
                     _deactivate(state, r)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, q, i_won):
     """Count the outcome of pair q = (i, j), i < j, and apply the removal tests."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state
@@ -205,7 +205,7 @@ def update(state, q, i_won):
         _resolve(state, q, j, i)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def copeland_choice(state):
     """The empirical Copeland winner: most empirical wins, then most certified wins, then lowest index."""
     W, pa, pb, pid, nxt, prv, active, lost, won, out, newly, sc, log_term = state

@@ -129,14 +129,14 @@ LOG_4K_DELTA = 1  # ln(4K/δ), Algorithm 4's constant part
 N_FL = 2
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def phase_log_delta(r):
     """ln δ for phase r: δ = min(ln T / T, 1), T = 2^(2^r), i.e. ``ln(2^r ln 2) − 2^r ln 2`` (≤ 0)."""
     log_T = (2.0 ** r) * math.log(2.0)
     return min(math.log(log_T) - log_T, 0.0)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def phase_length(r):
     """T = 2^(2^r) as int64, saturated at 2^62 for 2^r ≥ 62."""
     e = 2 ** r
@@ -145,13 +145,13 @@ def phase_length(r):
     return np.int64(1) << np.int64(e)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def level(fl, t):
     """Right-hand side of line 10: ``ln(4tK/δ) + 2 ln ln t`` (t ≥ 2)."""
     return fl[LOG_4K_DELTA] + math.log(t) + 2.0 * math.log(math.log(t))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def start_phase(state, r):
     """Reset everything for phase r (Algorithm 3 line 2): fresh Algorithm 2/4 state."""
     st, fl, S, in_B, lo, hi = state
@@ -183,7 +183,7 @@ def start_phase(state, r):
         st[STATUS] = -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State ``(st, fl, S, in_B, lo, hi)`` at the start of phase r = 1."""
     st = np.zeros(N_ST, dtype=np.int64)
@@ -197,7 +197,7 @@ def init(K, params):
     return state
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def best_lower(state):
     """argmax_{i∈B} min I_i, lowest index on ties (the output of line 13)."""
     st, fl, S, in_B, lo, hi = state
@@ -208,7 +208,7 @@ def best_lower(state):
     return best
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def separated(state, a):
     """The declared stopping rule: |B| = 1, or max I_j < min I_a + 1/(K−1) for every j ∈ B \\ {a}."""
     st, fl, S, in_B, lo, hi = state
@@ -222,7 +222,7 @@ def separated(state, a):
     return True
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def end_round(state):
     """Lines 10–12 after the t-th reward of every arm in B, then the test of line 8."""
     st, fl, S, in_B, lo, hi = state
@@ -255,7 +255,7 @@ def end_round(state):
             return
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def open_reward(state, rng):
     """Start the reward call of arm CUR: draw its opponent j ≠ CUR uniformly (one uniform draw)."""
     st = state[0]
@@ -264,7 +264,7 @@ def open_reward(state, rng):
     st[OPP] = j + 1 if j >= i else j
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """The next exploration comparison (i, j); opens a reward call (draws j) if none is open."""
     st = state[0]
@@ -273,7 +273,7 @@ def select(state, t, rng):
     return st[CUR], st[OPP]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Count one comparison of the open reward call; close it when the Hoeffding test decides."""
     st, fl, S, in_B, lo, hi = state

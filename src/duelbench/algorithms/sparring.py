@@ -59,7 +59,7 @@ ALPHA = 0
 UNPLAYED_INDEX = 1.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def init(K, params):
     """State: proposals n (2 × K, row m − 1 for machine m), reward sums S (2 × K), params."""
     plays = np.zeros((2, K), dtype=np.float64)
@@ -67,7 +67,7 @@ def init(K, params):
     return plays, rewards, params
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def sbm_choose(plays, rewards, m, level):
     """The arm proposed by machine ``m`` (row ``m`` of the statistics): the lowest k with the
     largest ``S/n + sqrt(level/n)`` (index 1 if n = 0), ``level = (α + 2) ln t / 2``.
@@ -88,7 +88,7 @@ def sbm_choose(plays, rewards, m, level):
     return arm
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def select(state, t, rng):
     """a(1) from machine 1, a(2) from machine 2, independently (no random draw)."""
     plays, rewards, params = state
@@ -96,7 +96,7 @@ def select(state, t, rng):
     return sbm_choose(plays, rewards, 0, level), sbm_choose(plays, rewards, 1, level)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def update(state, i, j, i_won, t):
     """Machine 1 proposed i and is rewarded iff i won; machine 2 proposed j, rewarded iff i lost."""
     plays, rewards, params = state

@@ -4,11 +4,17 @@ An algorithm registers its kernels ``steps=(init, select, update)``
 (:class:`~duelbench.algorithms.registry.AlgorithmSpec`); one run is::
 
     state = init(K, params)
-    rec = recorder_new(regret, checkpoints, record_pairs)
+    _, _, cum, out, pairs, _ = recorder_new(regret, checkpoints, record_pairs)
+    k, next_t = 0, checkpoints[0]            # the next checkpoint and its time
     for t in range(1, horizon + 1):
         i, j = select(state, t, rng)
         update(state, i, j, duel(P, i, j, rng), t)
-        recorder_step(rec, t, i, j)
+        add_regret(regret, cum, i, j)
+        if record_pairs: pairs[t - 1] = (i, j)
+        if t == next_t:
+            store_sums(cum, out, k)
+            k += 1
+            next_t = checkpoint_time(checkpoints, k)
 
 The loop is written once (:func:`_make_loop`) and specialised per algorithm through
 ``numba.extending.overload`` of :func:`loop_of` on a *string literal*: the literal selects the
@@ -35,7 +41,7 @@ from numba import types
 from numba.core.errors import TypingError
 from numba.extending import overload
 
-from duelbench.algorithms.kernels import duel, recorder_new, recorder_step
+from duelbench.algorithms.kernels import add_regret, checkpoint_time, duel, recorder_new, store_sums
 from duelbench.algorithms.registry import get_algorithm, source_hash
 
 #: Hex digits of the algorithm's code hash in the loop literal.
@@ -62,12 +68,20 @@ def _make_loop(init, select, update):
 
     def loop(key, P, regret, checkpoints, params, rng, record_pairs):
         state = init(P.shape[0], params)
-        rec = recorder_new(regret, checkpoints, record_pairs)
+        _, _, cum, out, pairs, _ = recorder_new(regret, checkpoints, record_pairs)
+        k, next_t = 0, checkpoints[0]
         for t in range(1, checkpoints[-1] + 1):
             i, j = select(state, t, rng)
             update(state, i, j, duel(P, i, j, rng), t)
-            recorder_step(rec, t, i, j)
-        return rec[3], rec[4]
+            add_regret(regret, cum, i, j)
+            if record_pairs:
+                pairs[t - 1, 0] = i
+                pairs[t - 1, 1] = j
+            if t == next_t:
+                store_sums(cum, out, k)
+                k += 1
+                next_t = checkpoint_time(checkpoints, k)
+        return out, pairs
 
     return loop
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 #: Version of the layout written by :func:`write` (see the module docstring).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: The ``kind`` entry of ``meta``, which marks a file as a saved policy.
 KIND = "duelbench-online-policy"
 

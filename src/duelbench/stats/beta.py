@@ -2,14 +2,231 @@
 
 With a uniform Beta(1, 1) prior on p_ij and B_ij wins of i over j, the posterior of p_ij is
 Beta(B_ij + 1, B_ji + 1) (Wu & Liu, NIPS 2016, Algorithm 1 lines 8 and 13; Zoghi et al., WSDM
-2014, RCS).  One draw consumes the generator exactly as ``rng.beta(a, b)`` does, so moving an
-algorithm onto this function leaves its random stream unchanged.
+2014, RCS).  :func:`posterior_draw` draws θ_ij itself, consuming the generator as
+``rng.beta(a, b)`` does.
+
+Most decisions of these algorithms read a sample only through the indicator θ_ij > 1/2 (a
+sampled Copeland score, a sampled Condorcet winner, whether an arm can beat the 1/2 of the first
+candidate).  For the integer parameters of these posteriors that indicator has a closed form:
+θ ~ Beta(a, b) is the a-th smallest of n = a + b − 1 independent uniforms, so with S the number
+of those uniforms below 1/2, S ~ Binomial(n, 1/2) and
+
+    θ > 1/2  ⇔  S ≤ a − 1,     P(θ_ij > 1/2) = P(Binomial(B_ij + B_ji + 1, 1/2) ≤ B_ij).
+
+:func:`above_half` draws the indicator as one uniform against that probability
+(:func:`half_tail`), cached per ordered pair until the pair's counts change (only the pair
+compared at a step changes), instead of one Beta draw (two Gamma variates) per pair and step.
+Where the value of θ is needed after all, it is drawn from its law given the side of 1/2 it fell
+on (:func:`draw_above_half`), so (indicator, value) has exactly the law of (1(θ > 1/2), θ).
+
+Numerical exactness: the Beta sampler computes θ in floating point, and the indicator's
+probability is computed in floating point too: its absolute error is below 1e-15, a few cells
+of the 2⁻⁵³ grid of the uniform draw that decides it, and its relative error below 2e-13
+wherever it exceeds 1e-20 (``tests/test_stats_beta.py`` checks both against exact rational
+sums).  A pair compared more than :data:`MAX_CACHED_COUNT` times is drawn
+from the Beta as before (the tail's cost grows as the square root of the count).
 """
 
+import math
+
 import numba
+import numpy as np
+
+#: Pairs compared more often than this are drawn from the Beta itself (:func:`above_half`).
+MAX_CACHED_COUNT = 4096
+
+#: ln(n!) − (n + 1/2) ln n + n − ln(2π)/2 for n = 0 … 15 (0 at n = 0); computed to 50 digits with
+#: :mod:`decimal` and rounded (``tests/test_stats_beta.py`` recomputes them).
+_STIRLING_ERROR_SMALL = np.array([
+    0.0, 0.08106146679532726, 0.0413406959554093, 0.02767792568499834, 0.020790672103765093,
+    0.016644691189821193, 0.013876128823070748, 0.01189670994589177, 0.010411265261972096,
+    0.009255462182712733, 0.00833056343336287, 0.007573675487951841, 0.00694284010720953,
+    0.006408994188004207, 0.0059513701127588475, 0.005554733551962801,
+])
+
+_LN_2PI = 1.8378770664093453
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def posterior_draw(B, i, j, rng):
     """One sample θ_ij ~ Beta(B_ij + 1, B_ji + 1) from the win counts ``B`` (float64, K × K)."""
     return rng.beta(B[i, j] + 1.0, B[j, i] + 1.0)
+
+
+@numba.njit(cache=True)
+def stirling_error(n):
+    """ln(n!) − ln(√(2πn) (n/e)^n) for an integer n ≥ 0: a table up to 15, the Stirling series
+    beyond (enough terms for double precision at each range, as in Loader's binomial density)."""
+    if n <= 15:
+        return _STIRLING_ERROR_SMALL[int(n)]
+    nn = n * n
+    if n > 500:
+        return (1.0 / 12 - (1.0 / 360) / nn) / n
+    if n > 80:
+        return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260) / nn) / nn) / n
+    if n > 35:
+        return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680) / nn) / nn) / nn) / n
+    return (1.0 / 12 - (1.0 / 360 - (1.0 / 1260 - (1.0 / 1680 - (1.0 / 1188) / nn) / nn) / nn) / nn) / n
+
+
+@numba.njit(cache=True)
+def deviance_term(x, mean):
+    """x ln(x / mean) + mean − x, without cancellation when x is close to ``mean`` (x, mean > 0)."""
+    if abs(x - mean) < 0.1 * (x + mean):
+        v = (x - mean) / (x + mean)
+        s = (x - mean) * v
+        ej = 2.0 * x * v
+        v2 = v * v
+        for k in range(1, 1000):
+            ej *= v2
+            s1 = s + ej / (2 * k + 1)
+            if s1 == s:
+                return s1
+            s = s1
+        return s
+    return x * math.log(x / mean) + mean - x
+
+
+@numba.njit(cache=True)
+def binomial_half_pmf(n, k):
+    """P(Binomial(n, 1/2) = k) for integers 0 ≤ k ≤ n: Loader's saddle-point form
+    exp(−Stirling and deviance terms) · √(n / (2π k (n − k))), 2⁻ⁿ at k ∈ {0, n}; the relative
+    error grows with the exponent's size (below 1e-12 down to 1e-300)."""
+    if k == 0 or k == n:
+        return math.ldexp(1.0, -int(n))
+    half = 0.5 * n
+    lc = (stirling_error(n) - stirling_error(k) - stirling_error(n - k)
+          - deviance_term(float(k), half) - deviance_term(float(n - k), half))
+    lf = _LN_2PI + math.log(k) + math.log1p(-k / n)
+    return math.exp(lc - 0.5 * lf)
+
+
+@numba.njit(cache=True)
+def binomial_half_cdf_low(n, m):
+    """P(Binomial(n, 1/2) ≤ m) for 2m < n: the terms from k = m down, each the previous times
+    k / (n − k + 1), until they no longer change the sum."""
+    term = binomial_half_pmf(n, m)
+    total = term
+    k = m
+    while k > 0 and term > total * 1e-18:
+        term *= k / (n - k + 1.0)
+        total += term
+        k -= 1
+    return total
+
+
+@numba.njit(cache=True)
+def half_tail(wins, losses):
+    """P(θ > 1/2) for θ ~ Beta(wins + 1, losses + 1) with integer counts: P(Binomial(n, 1/2) ≤
+    wins), n = wins + losses + 1 (module docstring).  The smaller tail is summed, the other
+    side is its complement by the symmetry P(S ≤ m) = 1 − P(S ≤ n − m − 1); 1/2 exactly when
+    wins = losses."""
+    if wins == losses:
+        return 0.5
+    n = wins + losses + 1.0
+    if wins < losses:
+        return binomial_half_cdf_low(n, wins)
+    return 1.0 - binomial_half_cdf_low(n, losses)
+
+
+@numba.njit(cache=True, inline="always")
+def tail_cache_new(K):
+    """Per ordered pair: P(θ_ij > 1/2) and the comparison count it was computed at (−1: none)."""
+    return np.zeros((K, K), dtype=np.float64), np.full((K, K), -1.0)
+
+
+@numba.njit(cache=True, inline="always")
+def above_half(B, cache, i, j, rng):
+    """The indicator θ_ij > 1/2 of a draw θ_ij ~ Beta(B_ij + 1, B_ji + 1), and θ_ij itself when
+    it had to be drawn (NaN otherwise): ``(above, value)``.
+
+    Up to :data:`MAX_CACHED_COUNT` comparisons of the pair: one uniform draw below the cached
+    :func:`half_tail` (recomputed when the pair's count has changed).  Beyond: θ_ij drawn from
+    the Beta (:func:`posterior_draw`).
+    """
+    n = B[i, j] + B[j, i]
+    if n > MAX_CACHED_COUNT:
+        theta = posterior_draw(B, i, j, rng)
+        return theta > 0.5, theta
+    tails, counts = cache
+    if counts[i, j] != n:
+        tails[i, j] = half_tail(B[i, j], B[j, i])
+        counts[i, j] = n
+    return rng.random() < tails[i, j], np.nan
+
+
+@numba.njit(cache=True, inline="always")
+def sample_indicators(B, cache, rows, above, theta, rng):
+    """One posterior sample of the rows ``i`` with ``rows[i]``, read through its indicators:
+    ``above[i, j] = 1(θ_ij > 1/2)`` and ``theta[i, j]`` the value where one was drawn (NaN
+    where only the indicator was, :func:`above_half`), rows in index order, each unordered pair
+    once: θ_ij = 1 − θ_ji mirrors the draw of row j when both rows are sampled and j < i.
+
+    One call per sample rather than one :func:`above_half` per pair: an inlined function with
+    array arguments and branches keeps numba's atomic reference counting of those arrays at
+    every call (about 12 ns a pair when measured), so the loop over pairs lives here.
+    """
+    K = B.shape[0]
+    tails, counts = cache
+    for i in range(K):
+        if not rows[i]:
+            continue
+        for j in range(K):
+            if j == i:
+                continue
+            if rows[j] and j < i:
+                theta[i, j] = 1.0 - theta[j, i]
+                above[i, j] = not above[j, i] and theta[i, j] != 0.5
+                continue
+            n = B[i, j] + B[j, i]
+            if n > MAX_CACHED_COUNT:
+                theta[i, j] = posterior_draw(B, i, j, rng)
+                above[i, j] = theta[i, j] > 0.5
+                continue
+            if counts[i, j] != n:
+                tails[i, j] = half_tail(B[i, j], B[j, i])
+                counts[i, j] = n
+            theta[i, j] = np.nan
+            above[i, j] = rng.random() < tails[i, j]
+
+
+@numba.njit(cache=True)
+def draw_above_half(wins, losses, rng):
+    """θ ~ Beta(wins + 1, losses + 1) conditioned on θ > 1/2.
+
+    By rejection from the Beta when that event has probability at least 1/4 (at most 4 draws
+    expected); otherwise from the order-statistic form of the module docstring: S given S ≤ wins
+    by inversion over its (few) terms, then θ = 1/2 + Beta(wins + 1 − S, losses + 1)/2, the
+    (wins + 1 − S)-th smallest of the n − S uniforms above 1/2.  A value that rounds to 1/2 is
+    drawn again (probability below 1e-12).
+    """
+    a = wins + 1.0
+    b = losses + 1.0
+    if half_tail(wins, losses) >= 0.25:
+        while True:
+            theta = rng.beta(a, b)
+            if theta > 0.5:
+                return theta
+    n = wins + losses + 1.0
+    m = wins
+    target = rng.random() * binomial_half_cdf_low(n, m)
+    term = binomial_half_pmf(n, m)
+    cum = term
+    s = m
+    while s > 0 and cum <= target:
+        term *= s / (n - s + 1.0)
+        cum += term
+        s -= 1
+    while True:
+        theta = 0.5 + 0.5 * rng.beta(a - s, b)
+        if theta > 0.5:
+            return theta
+
+
+@numba.njit(cache=True, inline="always")
+def draw_given_side(B, i, j, above, rng):
+    """θ_ij ~ Beta(B_ij + 1, B_ji + 1) conditioned on the side of 1/2 its indicator fell on:
+    above, or below (θ_ij < 1/2 ⇔ θ_ji = 1 − θ_ij > 1/2, drawn as the mirror)."""
+    if above:
+        return draw_above_half(B[i, j], B[j, i], rng)
+    return 1.0 - draw_above_half(B[j, i], B[i, j], rng)

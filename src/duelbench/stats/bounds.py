@@ -15,7 +15,7 @@ import math
 import numba
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def ucb(W, i, j, log_t, alpha):
     """Upper confidence bound ``u_ij`` at time t (``log_t = ln t``)."""
     if i == j:
@@ -26,7 +26,7 @@ def ucb(W, i, j, log_t, alpha):
     return W[i, j] / n + math.sqrt(alpha * log_t / n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def lcb(W, i, j, log_t, alpha):
     """Lower confidence bound ``l_ij`` at time t (``log_t = ln t``)."""
     if i == j:
@@ -37,7 +37,7 @@ def lcb(W, i, j, log_t, alpha):
     return W[i, j] / n - math.sqrt(alpha * log_t / n)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def evidence(W, i, j, alpha):
     """``z_ij = N_ij (mû_ij − 1/2)² / alpha``: the pair's bounds exclude 1/2 iff ``z_ij > ln t``.
 

@@ -8,14 +8,14 @@ import numba
 import numpy as np
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def uniform_index(n, rng):
     """A uniform integer in ``[0, n)`` from one uniform draw (identical on both code paths)."""
     k = int(rng.random() * n)
     return k if k < n else n - 1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, inline="always")
 def argmax_random_tie(values, mask, rng):
     """Index of the maximum of ``values[mask]``, ties broken uniformly at random; −1 if none.
 

@@ -1,0 +1,262 @@
+"""Beta posteriors read through 1(θ > 1/2) (:mod:`duelbench.stats.beta`): the binomial tail
+against exact rational sums, the indicator's and the conditional value's laws, and the laws of
+the decisions of D-TS and D-TS+ that are drawn from indicators against drawing every value."""
+
+import math
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+import numba
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from duelbench.algorithms import dts, dts_plus
+from duelbench.stats import beta
+from duelbench.stats.beta import (MAX_CACHED_COUNT, above_half, binomial_half_pmf, draw_above_half, half_tail,
+                                  sample_indicators, tail_cache_new)
+
+
+def _exact_tail(w, l):
+    n = w + l + 1
+    return Fraction(sum(math.comb(n, k) for k in range(w + 1)), 2 ** n)
+
+
+def _cases():
+    rng = np.random.default_rng(1)
+    grid = [(w, l) for w in range(30) for l in range(30)]
+    drawn = [tuple(int(x) for x in pair) for pair in rng.integers(0, MAX_CACHED_COUNT // 2, size=(150, 2))]
+    edges = [(2000, 2095), (1000, 1001), (2047, 2048), (4000, 95), (95, 4000), (3, 4092), (0, 4095), (4095, 0)]
+    return grid + drawn + edges
+
+
+def test_stirling_table_is_the_definition():
+    getcontext().prec = 50
+    pi = Decimal("3.14159265358979323846264338327950288419716939937510")
+    for n in range(1, 16):
+        log_factorial = sum(Decimal(k).ln() for k in range(1, n + 1))
+        value = log_factorial - (Decimal(n) + Decimal("0.5")) * Decimal(n).ln() + n - (2 * pi).ln() / 2
+        assert beta._STIRLING_ERROR_SMALL[n] == float(value)
+    assert beta._STIRLING_ERROR_SMALL[0] == 0.0
+
+
+def test_half_tail_against_exact_sums():
+    """Absolute error below 1e-15 everywhere; relative error below 2e-13 wherever P > 1e-20."""
+    worst_abs = worst_rel = Fraction(0)
+    for w, l in _cases():
+        exact = _exact_tail(w, l)
+        got = Fraction(half_tail(float(w), float(l)))
+        worst_abs = max(worst_abs, abs(got - exact))
+        if exact > Fraction(1, 10 ** 20):
+            worst_rel = max(worst_rel, abs(got - exact) / exact)
+    assert worst_abs < Fraction(1, 10 ** 15), float(worst_abs)
+    assert worst_rel < Fraction(2, 10 ** 13), float(worst_rel)
+    assert half_tail(7.0, 7.0) == 0.5
+
+
+def test_binomial_pmf_against_exact():
+    worst = Fraction(0)
+    for n in (1, 2, 5, 15, 16, 17, 36, 81, 100, 501, 1000, MAX_CACHED_COUNT + 1):
+        for k in range(0, n + 1, max(1, n // 60)):
+            exact = Fraction(math.comb(n, k), 2 ** n)
+            if exact > Fraction(1, 10 ** 300):
+                worst = max(worst, abs(Fraction(binomial_half_pmf(float(n), float(k))) - exact) / exact)
+    assert worst < Fraction(1, 10 ** 12), float(worst)
+
+
+@numba.njit
+def _indicators(B, i, j, n, rng):
+    cache = tail_cache_new(B.shape[0])
+    hits = 0
+    values = np.empty(n)
+    for k in range(n):
+        is_above, values[k] = above_half(B, cache, i, j, rng)
+        hits += is_above
+    return hits, values
+
+
+@pytest.mark.parametrize("wins, losses", [(3.0, 5.0), (40.0, 31.0), (0.0, 0.0), (2000.0, 2060.0)])
+def test_cached_indicator_has_the_tail_probability(wins, losses):
+    B = np.array([[0.0, wins], [losses, 0.0]])
+    n = 100_000
+    hits, values = _indicators(B, 0, 1, n, np.random.default_rng(5))
+    p = half_tail(wins, losses)
+    assert abs(hits / n - p) <= 5 * math.sqrt(p * (1 - p) / n)
+    assert np.all(np.isnan(values))  # only the indicator was drawn
+
+
+def test_frequent_pairs_are_drawn_from_the_beta():
+    B = np.array([[0.0, 2500.0], [2400.0, 0.0]])
+    assert B.sum() > MAX_CACHED_COUNT
+    hits, values = _indicators(B, 0, 1, 20_000, np.random.default_rng(6))
+    assert not np.any(np.isnan(values))
+    assert hits == int(np.sum(values > 0.5))
+    assert sps.kstest(values, sps.beta(2501, 2401).cdf).pvalue > 1e-4
+
+
+@numba.njit
+def _above_draws(wins, losses, n, rng):
+    out = np.empty(n)
+    for k in range(n):
+        out[k] = draw_above_half(wins, losses, rng)
+    return out
+
+
+@pytest.mark.parametrize("wins, losses", [(6.0, 4.0), (5.0, 5.0), (9.0, 13.0), (3.0, 30.0), (200.0, 260.0)])
+def test_value_given_above_half_has_the_truncated_law(wins, losses):
+    """Both branches (rejection when P(θ > 1/2) ≥ 1/4, the order-statistic form below): a KS test
+    against the Beta conditioned on θ > 1/2."""
+    law = sps.beta(wins + 1, losses + 1)
+    tail = law.sf(0.5)
+
+    def cdf(x):
+        return (law.cdf(x) - law.cdf(0.5)) / tail
+
+    x = _above_draws(wins, losses, 20_000, np.random.default_rng(7))
+    assert np.all(x > 0.5)
+    assert sps.kstest(x, cdf).pvalue > 1e-4
+
+
+def test_sample_indicators_mirrors_rows_drawn_together():
+    rng = np.random.default_rng(8)
+    K = 5
+    B = rng.integers(0, 30, size=(K, K)).astype(np.float64)
+    np.fill_diagonal(B, 0.0)
+    rows = np.array([True, False, True, True, False])
+    above = np.zeros((K, K), dtype=np.bool_)
+    theta = np.zeros((K, K))
+    sample_indicators(B, tail_cache_new(K), rows, above, theta, rng)
+    for i in np.flatnonzero(rows):
+        for j in np.flatnonzero(rows):
+            if i != j:
+                assert above[i, j] != above[j, i]
+    for i in np.flatnonzero(rows):
+        assert all(math.isnan(theta[i, j]) for j in range(K) if j != i)  # indicators only
+
+
+# ------------------------------------------------------------------ the algorithms' laws
+def _counts(K, seed):
+    g = np.random.default_rng(seed)
+    B = g.integers(0, 25, size=(K, K)).astype(np.float64)
+    np.fill_diagonal(B, 0.0)
+    return B
+
+
+@numba.njit
+def _dts_first(B, n, rng):
+    K = B.shape[0]
+    state = dts.init(K, np.array([0.51]))
+    state[0][:] = B
+    _, cb, _, in_C, above, theta, score, _, cache = state
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        out[k] = dts.first_candidate(state[0], cb[1], in_C, above, theta, score, cache, rng)
+    return out
+
+
+@numba.njit
+def _dts_first_from_values(B, n, rng):
+    """Line 11 from a whole sample of values (each pair's Beta drawn), ties at random."""
+    K = B.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    score = np.zeros(K)
+    mask = np.ones(K, dtype=np.bool_)
+    for k in range(n):
+        score[:] = 0.0
+        for i in range(K):
+            for j in range(i + 1, K):
+                th = rng.beta(B[i, j] + 1.0, B[j, i] + 1.0)
+                if th > 0.5:
+                    score[i] += 1.0
+                elif th < 0.5:
+                    score[j] += 1.0
+        best = score.max()
+        ties = np.flatnonzero(score == best)
+        out[k] = ties[int(rng.random() * ties.shape[0])]
+    return out
+
+
+def _same_law(a, b, K):
+    """Two samples of an arm index: every cell's frequencies within 5 standard errors."""
+    fa = np.bincount(a, minlength=K) / a.size
+    fb = np.bincount(b, minlength=K) / b.size
+    se = np.sqrt(fa * (1 - fa) / a.size + fb * (1 - fb) / b.size)
+    assert np.all(np.abs(fa - fb) <= 5 * se + 1e-12), (fa, fb)
+
+
+def test_dts_first_candidate_has_the_law_of_a_whole_sample():
+    """C = every arm (no pair resolved): a(1) from indicators has the law of line 11 on values."""
+    B = _counts(5, 9)
+    n = 100_000
+    _same_law(_dts_first(B, n, np.random.default_rng(1)), _dts_first_from_values(B, n, np.random.default_rng(2)), 5)
+
+
+@numba.njit
+def _dts_second(B, a1, n, rng):
+    K = B.shape[0]
+    cache = tail_cache_new(K)
+    beats = np.zeros((K, K), dtype=np.int8)
+    values = np.zeros(K)
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        out[k] = dts.second_candidate(B, beats, a1, cache, values, rng)
+    return out
+
+
+@numba.njit
+def _dts_second_from_values(B, a1, n, rng):
+    K = B.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        best, a2 = 0.5, a1
+        for i in range(K):
+            if i != a1:
+                th = rng.beta(B[i, a1] + 1.0, B[a1, i] + 1.0)
+                if th > best:
+                    best, a2 = th, i
+        out[k] = a2
+    return out
+
+
+def test_dts_second_candidate_has_the_law_of_line_14():
+    B = _counts(6, 10)
+    B[:, 2] += 3.0  # several arms near 1/2 against a(1) = 2: contests between two or more
+    n = 100_000
+    _same_law(_dts_second(B, 2, n, np.random.default_rng(3)), _dts_second_from_values(B, 2, n, np.random.default_rng(4)), 6)
+
+
+@numba.njit
+def _dts_plus_first(B, n, rng, from_values):
+    K = B.shape[0]
+    state = dts_plus.init(K, np.array([0.51, 0.0]))
+    state[0][:] = B
+    _, cb, _, in_C, in_A, theta, wins, neg, above, all_rows, cache, _ = state
+    for i in range(K):
+        in_C[i] = True
+    out = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        if from_values:  # the whole sample's values, then the tie-break
+            for i in range(K):
+                wins[i] = 0.0
+            for i in range(K):
+                for j in range(i + 1, K):
+                    th = rng.beta(B[i, j] + 1.0, B[j, i] + 1.0)
+                    theta[i, j], theta[j, i] = th, 1.0 - th
+                    above[i, j], above[j, i] = th > 0.5, th < 0.5
+                    if th > 0.5:
+                        wins[i] += 1.0
+                    elif th < 0.5:
+                        wins[j] += 1.0
+        else:
+            dts_plus.draw_all_pairs(state[0], above, theta, wins, all_rows, cache, rng)
+        out[k] = dts_plus.tie_break(state[0], above, theta, wins, in_C, in_A, neg, False, rng)
+    return out
+
+
+def test_dts_plus_first_candidate_has_the_law_of_a_whole_sample():
+    """Indicators first, values of the rows of A(1) given their sides: the law of a(1) equals the
+    tie-break on a whole sample of values."""
+    B = _counts(5, 12)
+    n = 60_000
+    _same_law(_dts_plus_first(B, n, np.random.default_rng(5), False),
+              _dts_plus_first(B, n, np.random.default_rng(6), True), 5)
