@@ -135,7 +135,7 @@ def test_dts_plus_tie_break_over_the_top_scored_candidates(over_C):
     B, above = np.zeros((K, K)), theta > 0.5  # every value given: no row to complete
 
     def tie_break(wins):
-        return dts_plus.tie_break(B, above, theta, wins, in_C, in_A, neg, over_C, _rng())
+        return dts_plus.tie_break(B, above, theta, np.zeros((K, K)), wins, in_C, in_A, neg, over_C, _rng())
 
     assert tie_break(wins) == 0  # A(1) = {0}
     assert in_A.tolist() == [True, False, False, False]

@@ -42,7 +42,7 @@ def _tie_break(th, C, over_C, rng=None):
     in_A = np.zeros(K, dtype=np.bool_)
     neg = np.zeros(K)
     # every value given: the rows of A(1) need no further draw
-    a1 = dts_plus.tie_break(np.zeros((K, K)), th > 0.5, th.copy(), _wins(th), in_C, in_A, neg, over_C,
+    a1 = dts_plus.tie_break(np.zeros((K, K)), th > 0.5, th.copy(), np.zeros((K, K)), _wins(th), in_C, in_A, neg, over_C,
                             rng or np.random.default_rng(0))
     return int(a1), [i for i in range(K) if in_A[i]], -neg
 

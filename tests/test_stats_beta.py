@@ -95,10 +95,10 @@ def test_frequent_pairs_are_drawn_from_the_beta():
 
 
 @numba.njit
-def _above_draws(wins, losses, n, rng):
+def _above_draws(wins, losses, tail, n, rng):
     out = np.empty(n)
     for k in range(n):
-        out[k] = draw_above_half(wins, losses, rng)
+        out[k] = draw_above_half(wins, losses, tail, rng)
     return out
 
 
@@ -112,7 +112,7 @@ def test_value_given_above_half_has_the_truncated_law(wins, losses):
     def cdf(x):
         return (law.cdf(x) - law.cdf(0.5)) / tail
 
-    x = _above_draws(wins, losses, 20_000, np.random.default_rng(7))
+    x = _above_draws(wins, losses, half_tail(wins, losses), 20_000, np.random.default_rng(7))
     assert np.all(x > 0.5)
     assert sps.kstest(x, cdf).pvalue > 1e-4
 
@@ -249,7 +249,7 @@ def _dts_plus_first(B, n, rng, from_values):
                         wins[j] += 1.0
         else:
             dts_plus.draw_all_pairs(state[0], above, theta, wins, all_rows, cache, rng)
-        out[k] = dts_plus.tie_break(state[0], above, theta, wins, in_C, in_A, neg, False, rng)
+        out[k] = dts_plus.tie_break(state[0], above, theta, cache[0], wins, in_C, in_A, neg, False, rng)
     return out
 
 

@@ -8,7 +8,8 @@ The stream is consumed as :mod:`duelbench.stats.beta` documents it:
   probability (the indicator), no value;
 * a pair compared more often: one ``rng.beta(w + 1.0, l + 1.0)``, the value deciding the
   indicator;
-* a value given θ > 1/2: ``rng.beta`` until it exceeds 1/2 when P(θ > 1/2) ≥ 1/4; otherwise
+* a value given θ > 1/2: ``rng.beta`` until it exceeds 1/2 when P(θ > 1/2) ≥ 1/4 (for a value
+  below 1/2, drawn as the mirror above 1/2: when 1 − P(θ_ij > 1/2) ≥ 1/4); otherwise
   ``rng.random()`` picks S given S ≤ w by inversion (terms from S = w down), then
   θ = 1/2 + rng.beta(w + 1 − S, l + 1)/2, drawn again if it rounds to 1/2.
 
@@ -50,9 +51,10 @@ def indicator(B, i, j, rng):
     return rng.random() < half_tail(w, l), None
 
 
-def draw_above_half(w, l, rng):
-    """θ ~ Beta(w + 1, l + 1) given θ > 1/2, consuming the stream as documented above."""
-    if half_tail(w, l) >= 0.25:
+def draw_above_half(w, l, rng, tail=None):
+    """θ ~ Beta(w + 1, l + 1) given θ > 1/2, consuming the stream as documented above; ``tail``
+    (default P(θ > 1/2)) chooses the method."""
+    if (half_tail(w, l) if tail is None else tail) >= 0.25:
         while True:
             value = rng.beta(w + 1.0, l + 1.0)
             if value > 0.5:
@@ -77,4 +79,4 @@ def draw_given_side(B, i, j, above, rng):
     """θ_ij given the side of 1/2 its indicator fell on (below: the mirror of θ_ji above)."""
     if above:
         return draw_above_half(B[i][j], B[j][i], rng)
-    return 1.0 - draw_above_half(B[j][i], B[i][j], rng)
+    return 1.0 - draw_above_half(B[j][i], B[i][j], rng, tail=1.0 - half_tail(B[i][j], B[j][i]))

@@ -130,7 +130,7 @@ def second_candidate(B, beats, a1, cache, values, rng):
     for i in range(B.shape[0]):
         if math.isnan(values[i]):
             continue
-        th = values[i] if values[i] > 0.0 else draw_above_half(B[i, a1], B[a1, i], rng)
+        th = values[i] if values[i] > 0.0 else draw_above_half(B[i, a1], B[a1, i], cache[0][i, a1], rng)
         if th > best:
             best = th
             a2 = i

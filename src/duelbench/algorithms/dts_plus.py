@@ -118,11 +118,13 @@ def draw_all_pairs(B, above, theta, wins, all_rows, cache, rng):
 
 
 @numba.njit(cache=True, inline="always")
-def fill_row(B, above, theta, i, rng):
-    """The values θ(1)_ij of row i not drawn yet, each given its indicator (mirrored into θ(1)_ji)."""
+def fill_row(B, above, theta, tails, i, rng):
+    """The values θ(1)_ij of row i not drawn yet, each given its indicator (mirrored into θ(1)_ji);
+    ``tails`` are the cached P(θ_ij > 1/2) of the pairs as drawn, (i, j) for i < j."""
     for j in range(B.shape[0]):
         if j != i and math.isnan(theta[i, j]):
-            th = draw_given_side(B, i, j, above[i, j], rng)
+            tail = tails[i, j] if i < j else 1.0 - tails[j, i]
+            th = draw_given_side(B, i, j, above[i, j], tail, rng)
             theta[i, j] = th
             theta[j, i] = 1.0 - th
 
@@ -142,7 +144,7 @@ def estimated_regret(theta, wins, i, zeta_star):
 
 
 @numba.njit(cache=True, inline="always")
-def tie_break(B, above, theta, wins, in_C, in_A, neg_regret, over_C, rng):
+def tie_break(B, above, theta, tails, wins, in_C, in_A, neg_regret, over_C, rng):
     """The two steps replacing line 11: A(1) (filled into ``in_A``), then a(1) = argmin of R̃(1)
     over A(1), ties uniformly at random; ``neg_regret[i] = −R̃(1)_i`` for i ∈ A(1), whose rows
     of θ(1) are completed first (:func:`fill_row`, rows in index order)."""
@@ -167,7 +169,7 @@ def tie_break(B, above, theta, wins, in_C, in_A, neg_regret, over_C, rng):
     zeta_star = star / (K - 1)
     for i in range(K):
         if in_A[i]:
-            fill_row(B, above, theta, i, rng)
+            fill_row(B, above, theta, tails, i, rng)
     for i in range(K):
         neg_regret[i] = -estimated_regret(theta, wins, i, zeta_star) if in_A[i] else 0.0
     return argmax_random_tie(neg_regret, in_A, rng)
@@ -180,7 +182,7 @@ def first_candidate(B, n_lost, in_C, in_A, theta, wins, neg_regret, above, all_r
     if only >= 0:
         return only
     draw_all_pairs(B, above, theta, wins, all_rows, cache, rng)
-    return tie_break(B, above, theta, wins, in_C, in_A, neg_regret, over_C, rng)
+    return tie_break(B, above, theta, cache[0], wins, in_C, in_A, neg_regret, over_C, rng)
 
 
 @numba.njit(cache=True, inline="always")

@@ -191,18 +191,19 @@ def sample_indicators(B, cache, rows, above, theta, rng):
 
 
 @numba.njit(cache=True)
-def draw_above_half(wins, losses, rng):
-    """θ ~ Beta(wins + 1, losses + 1) conditioned on θ > 1/2.
+def draw_above_half(wins, losses, tail, rng):
+    """θ ~ Beta(wins + 1, losses + 1) conditioned on θ > 1/2, where ``tail`` is P(θ > 1/2) as
+    :func:`half_tail` gives it (the caller's cached value: it only chooses the method).
 
-    By rejection from the Beta when that event has probability at least 1/4 (at most 4 draws
-    expected); otherwise from the order-statistic form of the module docstring: S given S ≤ wins
-    by inversion over its (few) terms, then θ = 1/2 + Beta(wins + 1 − S, losses + 1)/2, the
-    (wins + 1 − S)-th smallest of the n − S uniforms above 1/2.  A value that rounds to 1/2 is
-    drawn again (probability below 1e-12).
+    By rejection from the Beta when ``tail`` ≥ 1/4 (at most 4 draws expected); otherwise from
+    the order-statistic form of the module docstring: S given S ≤ wins by inversion over its
+    (few) terms, then θ = 1/2 + Beta(wins + 1 − S, losses + 1)/2, the (wins + 1 − S)-th
+    smallest of the n − S uniforms above 1/2.  A value that rounds to 1/2 is drawn again
+    (probability below 1e-12).  Either method draws the conditional law exactly.
     """
     a = wins + 1.0
     b = losses + 1.0
-    if half_tail(wins, losses) >= 0.25:
+    if tail >= 0.25:
         while True:
             theta = rng.beta(a, b)
             if theta > 0.5:
@@ -224,9 +225,10 @@ def draw_above_half(wins, losses, rng):
 
 
 @numba.njit(cache=True, inline="always")
-def draw_given_side(B, i, j, above, rng):
+def draw_given_side(B, i, j, above, tail, rng):
     """θ_ij ~ Beta(B_ij + 1, B_ji + 1) conditioned on the side of 1/2 its indicator fell on:
-    above, or below (θ_ij < 1/2 ⇔ θ_ji = 1 − θ_ij > 1/2, drawn as the mirror)."""
+    above, or below (θ_ij < 1/2 ⇔ θ_ji = 1 − θ_ij > 1/2, drawn as the mirror); ``tail`` is
+    P(θ_ij > 1/2) (:func:`draw_above_half`)."""
     if above:
-        return draw_above_half(B[i, j], B[j, i], rng)
-    return 1.0 - draw_above_half(B[j, i], B[i, j], rng)
+        return draw_above_half(B[i, j], B[j, i], tail, rng)
+    return 1.0 - draw_above_half(B[j, i], B[i, j], 1.0 - tail, rng)
