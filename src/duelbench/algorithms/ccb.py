@@ -130,6 +130,7 @@ from duelbench.stats.counts import new_counts
 from duelbench.stats.heap import heap_top
 
 from .registry import AlgorithmSpec, alpha_above_half
+from .sorting import sort_prefix
 
 # indices into the int64 scalar array ``sc``
 LBAR = 0  # L̄_C
@@ -448,7 +449,7 @@ def add_winners(n_lost, n_won, SL, sc, BS, DT, C_items, rng):
             _fit_shortlist(SL, sc, j, m, rng)
     else:
         nd = sc[N_DIRTY]
-        dirty_items[:nd].sort()
+        sort_prefix(dirty_items, nd)
         for r in range(nd):
             _fit_shortlist(SL, sc, dirty_items[r], m, rng)
     for r in range(sc[N_DIRTY]):
@@ -466,7 +467,7 @@ def kth_smallest(items, m, k, mark):
     marks them in ``mark`` (all False on entry and on return) and scans the arms in order.
     """
     if m <= 16:
-        items[:m].sort()
+        sort_prefix(items, m)
         return items[k]
     for r in range(m):
         mark[items[r]] = True
@@ -490,8 +491,9 @@ def explore_shortlists(S_items, S_buf, sc, rng):
         return -1
     if n == 1:
         return S_items[0]
-    S_buf[:n] = S_items[:n]
-    S_buf[:n].sort()
+    for r in range(n):
+        S_buf[r] = S_items[r]
+    sort_prefix(S_buf, n)
     return S_buf[uniform_index(n, rng)]
 
 

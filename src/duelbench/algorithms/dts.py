@@ -73,7 +73,9 @@ def init(K, params):
 def copeland_candidates(n_lost, in_C):
     """Lines 4–6: C = arms with the maximal optimistic Copeland count (the fewest confident
     losses); fills the mask ``in_C`` and returns |C| (one member of C if |C| = 1, via −size)."""
-    fewest = n_lost.min()
+    fewest = n_lost[0]
+    for i in range(1, n_lost.shape[0]):
+        fewest = min(fewest, n_lost[i])
     size = 0
     member = -1
     for i in range(n_lost.shape[0]):

@@ -122,6 +122,7 @@ from duelbench.stats.copeland import losses_into, min_losses, move_loss, pair_si
 from duelbench.stats.counts import empirical_mean, n_pair, new_counts, record_outcome
 
 from .registry import AlgorithmSpec
+from .sorting import sort_prefix
 
 ALPHA, BETA = 0, 1  # indices in the params array
 
@@ -321,7 +322,9 @@ def add_next(LN, in_LR, in_LN, counters, K, a, b):
 def end_of_pass(LC, LN, in_LR, in_LN, counters):
     """Line (18): ``L_C, L_R ← L_N`` (sorted: decision 10), ``L_N ← ∅``; back to line (4)."""
     n = counters[LN_LEN]
-    LC[:n] = np.sort(LN[:n])
+    sort_prefix(LN, n)
+    for m in range(n):
+        LC[m] = LN[m]
     for m in range(n):
         in_LR[LC[m]] = True
         in_LN[LC[m]] = False

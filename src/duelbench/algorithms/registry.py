@@ -61,7 +61,12 @@ class AlgorithmSpec:
         ``params`` array.
     steps : compiled kernels ``(init, select, update)``: ``init(K, params) -> state``,
         ``select(state, t, rng) -> (i, j)``, ``update(state, i, j, i_won, t)``, run by
-        :func:`duelbench.engine.loop.run_steps`.
+        :func:`duelbench.engine.loop.run_steps`.  ``init`` allocates the state; ``select``
+        and ``update`` must not allocate (no ``np.zeros``, ``np.sort``, ``a.sort()``, slice
+        copies ``a[:n] = b[:n]``, lists), because the loop that calls them is compiled
+        without reference counting; see :mod:`duelbench.engine.loop`.
+    step_allocates : declare that ``select``/``update`` allocate; the loop then keeps numba's
+        reference counting (correct, but several times slower per step).
     run : compiled kernel with its own loop, ``run(P, regret, checkpoints, params, rng,
         record_pairs)`` → ``(out, pairs)`` (see :mod:`duelbench.algorithms.kernels`).
     policy : a :class:`Policy` class (pure Python).
@@ -80,6 +85,7 @@ class AlgorithmSpec:
     run: Callable | None = None
     policy: type | None = None
     needs_horizon: bool = False
+    step_allocates: bool = False
     validate: Callable[[dict], None] | None = None
     module_file: str = ""
 

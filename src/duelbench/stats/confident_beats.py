@@ -34,7 +34,10 @@ algorithms built on them (RUCB, CCB, D-TS, D-TS+, RCS; ECW-RMED's own kernels li
 per step on one core (``duelbench bench``, 10^6 steps, same machine and load): RUCB 1.33–1.53×,
 CCB 1.34–1.36×, ECW-RMED 1.5–2.1×, D-TS 1.0–1.2×, D-TS+ 1.0–1.2×, RCS 1.0–1.1× of the
 non-inlined code.  It changes no arithmetic: every golden trajectory and every archived shard
-recomputed with it is bit-identical.
+recomputed with it is bit-identical.  Inlining did not remove the updates of an inlined
+function whose body branches; the run loop now compiles the steps without reference counting
+altogether (:mod:`duelbench.engine.loop`), so none is left, and these kernels must not
+allocate.
 """
 
 import math
