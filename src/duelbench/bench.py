@@ -40,9 +40,11 @@ DEFAULT_INSTANCES = ("mslr5_condorcet_printed", "sushi", "kom_mslr64_noncondorce
 CALIBRATION_STEPS = 20_000
 
 
-def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_seconds: float = 10.0) -> dict:
+def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_seconds: float = 10.0,
+            params: dict | None = None) -> dict:
     """Best-of-``repeat`` steps/s of single runs of at most ``horizon`` steps (compilation
-    excluded), shortened so that the case takes about ``max_seconds``.
+    excluded), shortened so that the case takes about ``max_seconds``; ``params`` are the
+    algorithm's (default: the registry's defaults).
 
     The speed is first estimated on runs of 10, 20, 40, … steps (at most
     :data:`CALIBRATION_STEPS`) until they have taken a tenth of the budget beyond the first, as
@@ -50,11 +52,12 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
     runs at K = 500), so slow cases (Thompson sampling at K = 500: under 100 steps per second)
     stay within their cap too.
     """
-    simulate(algorithm, dataset, min(horizon, 10), 1, seed=12345)  # compile and load
+    params = dict(params or {})
+    simulate(algorithm, dataset, min(horizon, 10), 1, seed=12345, **params)  # compile and load
 
     def timed(n: int) -> float:
         t0 = time.perf_counter()
-        simulate(algorithm, dataset, n, 1, seed=12346, checkpoints=[n])
+        simulate(algorithm, dataset, n, 1, seed=12346, checkpoints=[n], **params)
         return time.perf_counter() - t0
 
     # the marginal speed between calibration runs of doubling length leaves out the fixed cost of
@@ -71,7 +74,7 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
     best = 0.0
     for k in range(repeat):
         t0 = time.perf_counter()
-        simulate(algorithm, dataset, steps, 1, seed=k, checkpoints=[steps])
+        simulate(algorithm, dataset, steps, 1, seed=k, checkpoints=[steps], **params)
         best = max(best, steps / (time.perf_counter() - t0))
     return {"steps_per_second": round(best), "horizon": steps, "capped": steps < horizon}
 

@@ -251,8 +251,10 @@ def step_shards(plan):
     (:func:`planned_input`: recomputed if it does not match its provenance sidecar)."""
 
     def inputs(wildcards):
-        sources = sources_for(plan.kinds)
-        return [planned_input(sources, spec) for spec in plan.shards]
+        return [
+            planned_input(sources_for(plan.kinds_of(spec)), spec)
+            for spec in plan.shards
+        ]
 
     return inputs
 

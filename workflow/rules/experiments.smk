@@ -54,11 +54,7 @@ _ALL_PLANS = (
 #: every file a step of a declared plan reads, and what the bench-all target reads
 _WANTED = {
     p for _plan in PLANS.values() for _s in _plan.steps for p in _s.input_files()
-} | {
-    str(p)
-    for _plan in BENCH_ALL_PLANS.values()
-    for p in [*_plan.curves, *dbx_bench_all.regret_figures(_plan)]
-}
+} | {str(p) for _plan in BENCH_ALL_PLANS.values() for p in dbx_bench_all.wanted(_plan)}
 #: every output of every plan
 _PLANNED = {str(p) for _entry in _ALL_PLANS for p in _entry[1].outputs()}
 for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
@@ -126,7 +122,9 @@ for _name, _plan, _prefix, _logs, _rid, _bench in _ALL_PLANS:
                 "../scripts/steps.py"
 
     if _declared:
-        register_experiment(_name, with_sidecars(_plan.results()))
+        register_experiment(
+            _name, with_sidecars(_plan.results()), default=_plan.in_all
+        )
         if _plan.timings():
             register_experiment(
                 f"{_name}_timing", with_sidecars(_plan.timings()), default=False
@@ -140,7 +138,7 @@ if BENCH_ALL_PLANS:
 
     rule bench_all_leaderboard:
         input:
-            [p.curves[0] for p in BENCH_ALL_PLANS.values()],
+            dbx_bench_all.benchmark_table(BENCH_ALL_PLANS),
         output:
             csv=_BENCH_OUT["csv"],
             md=_BENCH_OUT["md"],
@@ -153,7 +151,6 @@ if BENCH_ALL_PLANS:
         threads: 1
         params:
             algorithm=dbx_bench_all.algorithm(config),
-            curves=json.dumps({n: list(p.curves) for n, p in BENCH_ALL_PLANS.items()}),
             fidelity=FIDELITY,
         script:
             "../scripts/bench_all.py"
@@ -161,9 +158,5 @@ if BENCH_ALL_PLANS:
     rule bench_all:
         input:
             _BENCH_OUT["csv"],
-            [
-                path
-                for p in BENCH_ALL_PLANS.values()
-                for path in dbx_bench_all.regret_figures(p)
-            ],
+            [path for p in BENCH_ALL_PLANS.values() for path in dbx_bench_all.wanted(p)],
         localrule: True

@@ -54,7 +54,7 @@ def planned(config: Mapping) -> tuple[dict, dict, list]:
         for p in (declared, *variants.values()):
             for spec in p.shards:
                 specs.setdefault(spec.path, spec)
-                kinds.setdefault(spec.path, set()).update(p.kinds)
+                kinds.setdefault(spec.path, set()).update(p.kinds_of(spec))
             samples.extend(s for s in p.samples if s.path not in seen)
             seen.update(s.path for s in p.samples)
     return specs, kinds, samples
@@ -121,10 +121,12 @@ def paper_report(config: Mapping, archive_root: str | os.PathLike) -> list[dict]
     manifest = Archive(archive_root).manifest()
     for name in configured(config):
         p = plan(config, name)
-        shards, samples = ShardSources(archive_root, p.kinds), SampleSources(archive_root)
+        samples = SampleSources(archive_root)
+        readers = {k: ShardSources(archive_root, k) for k in {p.kinds_of(spec) for spec in p.shards}}
         status: dict[str, int] = {}
         sim_bytes = sim_runs = sample_bytes = 0
         for spec in p.shards:
+            shards = readers[p.kinds_of(spec)]
             st = shards.status(spec)
             status[st] = status.get(st, 0) + 1
             if st == VALID:

@@ -1,18 +1,26 @@
 """``duelbench bench-all NAME``: a new algorithm on every regret instance of the papers.
 
-For each configured paper (an experiment with items of the paper, :attr:`Item.in_paper`, and a
-regret-curve table, :attr:`Plan.curves`), the algorithm ``NAME`` (a registered name, e.g. a
-plug-in file on ``DUELBENCH_PLUGIN_PATH``) is appended to every ``algorithms`` list of the
-paper's section: the paper's own plan, with its settings (horizons, runs, seeds, panels), then
-simulates the new algorithm's shards and reads every baseline shard from the results archive or
-the shard cache, exactly as the paper's build does. Its tables and figures, with the new
-algorithm as an extra series, go to ``results/bench_all/<NAME>/<fidelity>/<paper>/`` (never into
-the committed ``figures/``), and :func:`write_leaderboard` ranks it against the baselines:
+The algorithm ``NAME`` (a registered name, e.g. a plug-in file on ``DUELBENCH_PLUGIN_PATH``) is
+appended to every ``algorithms`` list of
+
+* the benchmark of record (:mod:`duelbench.experiments.benchmark`): it becomes a column of the
+  same table, on every published instance under its paper's protocol, beside the archived cells
+  of every other algorithm, ranked with the same statistics;
+* each configured paper with items of the paper and a regret-curve table (:attr:`Plan.curves`):
+  the paper's own plan, with its settings (horizons, runs, seeds, panels), draws it as an extra
+  series of its regret figures.
+
+Only the new algorithm's shards are simulated (a benchmark cell and the paper's extra curve on
+the same panel are the same shards); every other shard comes from the results archive or the
+shard cache. Outputs go to ``results/bench_all/<NAME>/<fidelity>/`` (never into the committed
+``figures/``): the benchmark's table and figures under ``benchmark/``, each paper's under
+``<paper>/``, and :func:`write_leaderboard` picks the new algorithm's row of every instance out
+of the benchmark's table:
 
 ``leaderboard.csv`` / ``leaderboard.md``
-    one row per (paper, instance): the final mean regret of ``NAME`` (the regret kind the paper
-    plots, at the largest t), the best baseline there and its final regret, and the ratio
-    ``NAME / best`` (below 1: better than every baseline the paper runs).
+    one row per instance: the final mean regret of ``NAME`` with its 95 % interval, its ratio to
+    the instance's best algorithm (below 1: better than every other), its rank with the
+    bootstrap interval, and whether it is separated from the best.
 
 The workflow builds it with ``--config bench_all=NAME`` and the target ``bench_all``
 (``duelbench bench-all NAME`` does both).
@@ -33,6 +41,7 @@ from duelbench.algorithms.registry import list_algorithms
 from duelbench.config import ConfigError, effective_config, results_root
 from duelbench.config.files import CHECKOUT
 from duelbench.provenance.sidecar import atomic_write_text, Timer, write_sidecar
+from duelbench.report.verdict import sig
 
 from .aggregate import write_table
 from .contract import configured, declaration, Plan
@@ -42,7 +51,10 @@ from .variants import Variant
 ROOT = "bench_all"
 #: Config key naming the algorithm to benchmark.
 KEY = "bench_all"
-COLUMNS = ["paper", "dataset", "algorithm", "final", "best_baseline", "best_final", "ratio", "rank", "entries"]
+#: The benchmark of record's experiment (its variant ranks the new algorithm).
+BENCHMARK = "benchmark"
+COLUMNS = ["instance", "paper", "panel", "dataset", "algorithm", "runs", "final", "lower", "upper", "best_algorithm",
+           "ratio", "ratio_lower", "ratio_upper", "rank", "rank_lower", "rank_upper", "entries", "tied_with_best"]
 
 
 def algorithm(config: Mapping) -> str | None:
@@ -76,16 +88,33 @@ def variant(config: Mapping, experiment: str) -> Variant:
 
 
 def plans(config: Mapping) -> dict[str, Plan]:
-    """Paper -> its plan with the benchmarked algorithm added (empty without one). Papers are the
-    configured experiments with items of the paper and a regret-curve table."""
+    """Experiment -> its plan with the benchmarked algorithm added (empty without one): the
+    benchmark of record (required), and the configured papers with items of the paper and a
+    regret-curve table."""
     if algorithm(config) is None:
         return {}
+    names = configured(config)
+    if BENCHMARK not in names:
+        raise ConfigError(f"{KEY}: the configuration has no {BENCHMARK!r} section, whose table ranks the algorithm")
     out = {}
-    for name in configured(config):
+    for name in names:
         p = variant(config, name).plan(config)[0]
-        if p.curves is not None and any(i.in_paper for i in p.items):
+        if name == BENCHMARK or (p.curves is not None and any(i.in_paper for i in p.items)):
             out[name] = p
     return out
+
+
+def benchmark_table(plans_: Mapping[str, Plan]) -> str:
+    """The ``cells.csv`` of the benchmark's bench-all plan."""
+    return plans_[BENCHMARK].step("table").outputs["cells"]
+
+
+def wanted(plan: Plan) -> list[str]:
+    """What the ``bench_all`` target builds of a bench-all plan: every output of the benchmark's,
+    a paper's regret-curve table and the figures drawn from it."""
+    if plan.name == BENCHMARK:
+        return plan.results()
+    return [plan.curves[0], *regret_figures(plan)]
 
 
 def regret_figures(plan) -> list[str]:
@@ -103,48 +132,52 @@ def leaderboard_paths(config: Mapping) -> dict[str, str]:
     return {"csv": f"{base}/leaderboard.csv", "md": f"{base}/leaderboard.md"}
 
 
-def leaderboard_rows(name: str, tables: Mapping[str, tuple]) -> list[dict]:
-    """Rows of :data:`COLUMNS` from paper -> (curve table as a DataFrame, plotted kind)."""
+def leaderboard_rows(name: str, cells: pd.DataFrame) -> list[dict]:
+    """Rows of :data:`COLUMNS`: ``name``'s cell of every instance of the benchmark's ``cells``
+    table (:data:`duelbench.experiments.benchmark.table.CELL_COLUMNS`)."""
     rows = []
-    for paper, (table, kind) in tables.items():
-        if "kind" in table.columns:
-            table = table[table["kind"] == kind]
-        last = table.sort_values("t").groupby(["dataset", "algorithm", "param_hash"], sort=True).tail(1)
-        for dataset, group in last.groupby("dataset", sort=True):
-            mine = group[group["algorithm"] == name]
-            others = group[group["algorithm"] != name]
-            if mine.empty or others.empty:
-                continue
-            best = others.loc[others["mean"].idxmin()]
-            final = float(mine["mean"].min())
-            rank = 1 + int((others["mean"] < final).sum())
-            rows.append({"paper": paper, "dataset": dataset, "algorithm": name, "final": final,
-                         "best_baseline": str(best["algorithm"]), "best_final": float(best["mean"]),
-                         "ratio": final / float(best["mean"]) if float(best["mean"]) > 0 else float("nan"),
-                         "rank": rank, "entries": len(group)})
+    for instance, group in cells.groupby("instance", sort=False):
+        mine = group[group["algorithm"] == name]
+        if mine.empty:
+            continue
+        r, best = mine.iloc[0], group[group["best"].astype(bool)]
+        rows.append({"instance": instance, "paper": r["paper"], "panel": r["panel"], "dataset": r["dataset"],
+                     "algorithm": name, "runs": int(r["runs"]), "final": r["mean"], "lower": r["lower"],
+                     "upper": r["upper"], "best_algorithm": str(best["algorithm"].iloc[0]) if len(best) else "",
+                     "ratio": r["ratio_to_best"], "ratio_lower": r["ratio_lower"], "ratio_upper": r["ratio_upper"],
+                     "rank": r["rank"], "rank_lower": r["rank_lower"], "rank_upper": r["rank_upper"],
+                     "entries": int(group["ranked"].astype(bool).sum()), "tied_with_best": bool(r["tied_with_best"])})
     return rows
 
 
 def markdown(name: str, rows: Sequence[Mapping], fidelity: str) -> str:
     lines = [f"# {name} on every regret instance of the papers (fidelity `{fidelity}`)", "",
-             "Final mean regret (the kind each paper plots, at its horizon) against the best baseline the paper "
-             "runs on the same instance; ratio < 1: better than every baseline; rank 1 = best of all entries.", "",
-             "| paper | instance | final | best baseline | its final | ratio | rank |", "|---|---|---|---|---|---|---|"]
+             "Its cell of the benchmark of record on each instance, under the paper's protocol: the mean final regret "
+             "(the kind the paper plots, at its horizon) with its 95 % interval, its ratio to the instance's best "
+             "algorithm (below 1: better than every other), its rank (1 = best) with the bootstrap 95 % interval, "
+             "and whether it is separated from the best (Holm, family-wise 5 % per instance).", "",
+             "| instance | final [95 %] | best | ratio [95 %] | rank [95 %] | separated from the best |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['paper']} | {r['dataset']} | {r['final']:.4g} | {r['best_baseline']} | {r['best_final']:.4g} "
-                     f"| {r['ratio']:.3g} | {r['rank']}/{r['entries']} |")
+        sep = "— (it is the best)" if r["best_algorithm"] == name else ("no" if r["tied_with_best"] else "yes")
+        lines.append(f"| {r['paper']} {r['panel']} `{r['dataset']}` | {sig(r['final'])} [{sig(r['lower'])}, "
+                     f"{sig(r['upper'])}] | {r['best_algorithm']} | {sig(r['ratio'])} [{sig(r['ratio_lower'])}, "
+                     f"{sig(r['ratio_upper'])}] | {sig(r['rank'])} of {r['entries']} [{sig(r['rank_lower'])}, "
+                     f"{sig(r['rank_upper'])}] | {sep} |")
     return "\n".join(lines) + "\n"
 
 
-def write_leaderboard(name: str, curves: Mapping[str, tuple[str, str]], out: Mapping[str, str], fidelity: str) -> list:
-    """Write ``leaderboard.csv`` and ``leaderboard.md`` from paper -> (curve table path, kind)."""
+def write_leaderboard(name: str, cells_csv: str, out: Mapping[str, str], fidelity: str) -> list:
+    """Write ``leaderboard.csv`` and ``leaderboard.md`` from the benchmark variant's ``cells.csv``."""
     with Timer() as t:
-        tables = {p: (pd.read_csv(path, dtype={"param_hash": str}), kind) for p, (path, kind) in curves.items()}
-        rows = leaderboard_rows(name, tables)
+        cells = pd.read_csv(cells_csv, dtype={"param_hash": str}, keep_default_na=False,
+                            na_values={c: [""] for c in ("mean", "lower", "upper", "ratio_to_best", "ratio_lower",
+                                                         "ratio_upper", "rank", "rank_lower", "rank_upper")})
+        rows = leaderboard_rows(name, cells)
         write_table(pd.DataFrame(rows, columns=COLUMNS), out["csv"])
         atomic_write_text(out["md"], markdown(name, rows, fidelity))
     for path in out.values():
-        write_sidecar(path, inputs=[p for p, _ in curves.values()], config={"algorithm": name, "fidelity": fidelity},
+        write_sidecar(path, inputs=[cells_csv], config={"algorithm": name, "fidelity": fidelity},
                       extra={"output": "bench_all leaderboard"}, **t.as_kwargs())
     return rows
 

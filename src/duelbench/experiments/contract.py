@@ -188,6 +188,16 @@ class Plan:
     #: ``param_hash``, ``t``, ``mean`` and, if it holds several regret kinds, ``kind``) and the
     #: kind the paper plots; what ``duelbench bench-all`` ranks (None: no regret curves)
     curves: tuple[str, str] | None = None
+    #: shard path -> the regret kinds of that shard, for a plan whose shards are read with
+    #: different kinds (the benchmark reads each paper's shards with that paper's kinds, so that
+    #: it adds no kind to their archive entries); every other shard has :attr:`kinds`
+    shard_kinds: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: whether ``all`` (``make figures``) builds the plan's outputs; else only its target does
+    in_all: bool = True
+
+    def kinds_of(self, spec: ShardSpec) -> tuple[str, ...]:
+        """The regret kinds the plan reads (and the archive keeps) for shard ``spec``."""
+        return tuple(self.shard_kinds.get(spec.path, self.kinds))
 
     def step(self, name: str) -> Step:
         for s in self.steps:
@@ -347,7 +357,7 @@ class StepContext:
 
     def load(self, specs: Sequence[ShardSpec]):
         """The runs of one job's shards (in run order), from the archive when it holds them."""
-        return load_group(specs, kinds=self.plan.kinds)
+        return load_group(specs, kinds=self.plan.kinds_of(specs[0]))
 
 
 def named_files(named: Mapping[str, Any] | Iterable) -> Files:

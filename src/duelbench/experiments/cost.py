@@ -112,10 +112,10 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
                 fams.setdefault(shard.family, []).append(shard)
         seen.update(s.path for s in p.shards)
         seen.update(s.path for s in p.samples)
-        shard_sources, sample_sources = ShardSources(archive, p.kinds), SampleSources(archive)
+        sample_sources = SampleSources(archive)
         for (dataset, alg, horizon), specs in sorted(sims.items()):
             rows.append(_row(reading, "simulation", dataset, alg, horizon, specs, roots, source_hash(alg),
-                             "source_hash", shard_sources))
+                             "source_hash", ShardSources(archive, p.kinds_of(specs[0]))))
         for family, shards in sorted(fams.items()):
             code = function_code_hash(shards[0].experiment, shards[0].function)  # one function per family
             rows.append(_row(reading, "samples", family, "", "", shards, roots, code, "code_hash", sample_sources))

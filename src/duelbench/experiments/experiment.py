@@ -35,6 +35,7 @@ from duelbench.engine.jobs import ShardSpec, group_shards
 
 from .aggregate import summarise_shards, write_table
 from .contract import Item, Plan, SampleShard, Step, StepContext, paper_items
+from .instances import RegretInstance
 from .plotting import Curve, Frame, Panel, algorithm_style, curve_panels, save_figure
 
 #: Line styles of the variants (parameter sets) of one algorithm drawn together, in the order of
@@ -125,6 +126,8 @@ class Experiment:
     kinds: ClassVar[tuple[str, ...]] = ("copeland",)
     paper_items: ClassVar[dict[str, tuple[str, ...]]] = {}
     curves: ClassVar[tuple[str, str] | None] = None
+    #: whether ``all`` (``make figures``) builds it; False: only its own target
+    in_all: ClassVar[bool] = True
 
     # ------------------------------------------------------------------ declarations
     def settings(self, config: Mapping, fidelity: str | None = None) -> dict:
@@ -167,6 +170,11 @@ class Experiment:
         """The simulation shards of ``config`` at ``fidelity`` (default: the configuration's)."""
         return self.planned_shards(self.settings(config, fidelity))
 
+    def shard_kinds(self, s: Mapping) -> dict[str, tuple[str, ...]]:
+        """Shard path -> its regret kinds, for shards read with other kinds than
+        :meth:`regret_kinds` (default: none; see :attr:`~duelbench.experiments.contract.Plan.shard_kinds`)."""
+        return {}
+
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The sample shards (default: none)."""
         return []
@@ -179,6 +187,12 @@ class Experiment:
         """The tables and figures as rebuilt here (default: none)."""
         return []
 
+    def regret_instances(self, s: Mapping) -> list[RegretInstance]:
+        """The panels of the paper's regret figures under the paper's protocol (default: none),
+        each with the algorithms the paper runs there: what the benchmark of every algorithm on
+        every published instance (:mod:`duelbench.experiments.benchmark`) runs."""
+        return []
+
     # ------------------------------------------------------------------ the plan
     def plan(self, config: Mapping, fidelity: str | None = None) -> Plan:
         """Everything the workflow builds for ``config`` (at ``fidelity``, default the
@@ -188,7 +202,8 @@ class Experiment:
         items = paper_items(self.items(s, out), self.paper_items)
         curves = (out[self.curves[0]], self.curves[1]) if self.curves else None
         return Plan(name=self.name, settings=s, steps=self.steps(s, out, config), items=items,
-                    shards=self.planned_shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves)
+                    shards=self.planned_shards(s), samples=self.samples(s), kinds=self.regret_kinds(s), curves=curves,
+                    shard_kinds=self.shard_kinds(s), in_all=self.in_all)
 
     # ------------------------------------------------------------------ default steps
     @staticmethod

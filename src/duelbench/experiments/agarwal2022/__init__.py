@@ -62,6 +62,7 @@ from duelbench.engine.jobs import ShardSpec, plan_shards
 
 from ..contract import Item, SampleShard, Step
 from ..experiment import Experiment
+from ..instances import RegretInstance
 from ..samples import plan_samples
 from . import batchlogs, checks, curves, theory, tradeoff
 from .config import (
@@ -110,6 +111,14 @@ class Agarwal2022(Experiment):
                 for sp in plan_shards(fidelity=s["fidelity"], dataset=dataset, algorithm=c.algorithm,
                                       params=c.entry.params, horizon=int(s["horizon"]), runs=int(s["runs"]),
                                       runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
+
+    def regret_instances(self, s: Mapping) -> list[RegretInstance]:
+        """Figure 1's panels (a)-(d) with its six curves (B = 16), ``runs`` x ``horizon`` (the
+        checks' runs; the figure draws the first ``figure_runs``)."""
+        entries = tuple(c.entry for c in curve_list(s) if "figure1" in c.roles)
+        return [RegretInstance(NAME, f"Figure 1({chr(ord('a') + i)})", dataset, int(s["horizon"]), int(s["runs"]),
+                               int(s["runs_per_shard"]), int(s["seed"]), KIND, entries)
+                for i, dataset in enumerate(s["panels"].values())]
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The batch-log sample shards: per panel, one shard of every run of every batched curve

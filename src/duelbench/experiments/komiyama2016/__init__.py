@@ -139,6 +139,7 @@ from duelbench.engine.jobs import ShardSpec
 
 from ..contract import Item, SampleShard, Step
 from ..experiment import Experiment
+from ..instances import RegretInstance
 from ..samples import plan_samples
 from . import bounds, checks, regret, robustness, sampling, table1
 from .config import (
@@ -149,6 +150,7 @@ from .config import (
     check_settings,
     curve_settings,
     panel_specs,
+    panels,
     recipes_path,
     robustness_specs,
     table1_settings,
@@ -188,6 +190,18 @@ class Komiyama2016(Experiment):
     def shards(self, s: Mapping) -> list[ShardSpec]:
         """Every simulation shard: the panels', then the robustness datasets'."""
         return panel_specs(s) + robustness_specs(s)
+
+    def regret_instances(self, s: Mapping) -> list[RegretInstance]:
+        """The panels of Figures 1 and 2 (each dataset once, under the figure that shows it
+        first) with the declared algorithms (variants left out), ``runs`` x ``horizon``."""
+        entries = tuple(configured_curves(s, variants=False))
+        labels: dict[str, str] = {}
+        for figure in ("figure1", "figure2"):
+            for i, d in enumerate(s[figure]):
+                labels.setdefault(d, f"Figure {figure[-1]}({chr(ord('a') + i)})")
+        return [RegretInstance(NAME, labels[d], d, int(s["horizon"]), int(s["runs"]), int(s["runs_per_shard"]),
+                               int(s["seed"]), KINDS[0], entries)
+                for d in panels(s)]
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The Table-1 sample family: the job is the recipe, sample ``i`` a function of (recipe,

@@ -125,6 +125,7 @@ from duelbench.engine.jobs import ShardSpec, plan_shards
 
 from ..contract import Item, SampleShard, Step
 from ..experiment import Experiment
+from ..instances import RegretInstance
 from ..samples import plan_samples
 from . import checks, curves, figure2, traces
 from .config import (
@@ -165,6 +166,14 @@ class WuLiu2016(Experiment):
                 for sp in plan_shards(fidelity=s["fidelity"], dataset=panel["dataset"], algorithm=e.name,
                                       params=e.params, horizon=int(panel["horizon"]), runs=int(s["runs"]),
                                       runs_per_shard=int(s["runs_per_shard"]), seed=int(s["seed"]), root=s["results"])]
+
+    def regret_instances(self, s: Mapping) -> list[RegretInstance]:
+        """Figure 1's panels (a) Condorcet and (b) non-Condorcet with their curves, ``runs`` x
+        the panel's horizon."""
+        return [RegretInstance(NAME, f"Figure 1({chr(ord('a') + i)})", panel["dataset"], int(panel["horizon"]),
+                               int(s["runs"]), int(s["runs_per_shard"]), int(s["seed"]), KINDS[0],
+                               tuple(panel_curves(s, p)))
+                for i, (p, panel) in enumerate((p, s["panels"][p]) for p in PANELS)]
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """The traced runs as sample shards: per panel, runs ``0 … traces.runs − 1`` of every traced

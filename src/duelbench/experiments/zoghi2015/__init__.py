@@ -113,6 +113,7 @@ from duelbench.engine.jobs import ShardSpec
 
 from ..contract import Item, SampleShard, Step
 from ..experiment import Experiment
+from ..instances import RegretInstance
 from . import appendix_c_figures, appendix_c_tables, checks, regret
 from .appendix_c import CLICK_MODELS, N_ARMS
 from .config import (
@@ -163,6 +164,16 @@ class Zoghi2015(Experiment):
     def shards(self, s: Mapping) -> list[ShardSpec]:
         """Every simulation shard of the regret items."""
         return [sp for specs in regret_shards(s).values() for sp in specs]
+
+    def regret_instances(self, s: Mapping) -> list[RegretInstance]:
+        """Figures 1-3 (one panel each) with their curves, the figure's ``runs`` x ``horizon``,
+        Definition 1's regret (the gap-sensitivity datasets are the suite's, not the paper's)."""
+        out = []
+        for item in ("figure1", "figure2", "figure3"):
+            it = item_settings(s, item)
+            out += [RegretInstance(NAME, f"Figure {item[-1]}", d, it["horizon"], it["runs"], it["runs_per_shard"],
+                                   int(s["seed"]), KINDS[0], tuple(it["algorithms"])) for d in it["datasets"]]
+        return out
 
     def samples(self, s: Mapping) -> list[SampleShard]:
         """One Appendix-C sample family per click model (:func:`.config.appendix_c_samples`)."""
