@@ -142,3 +142,19 @@ def test_bootstrap_is_seeded_and_pairs_runs_of_a_family():
     assert np.array_equal(a[:, 1], 2 * a[:, 0])        # one resampling of the run indices for all cells
     b = bootstrap_means(x, False, 50, 3, "k")
     assert not np.array_equal(b[:, 1], 2 * b[:, 0])
+
+
+# ------------------------------------------------------------------------------------ cost pass
+def test_cost_pass_times_short_cells_whole_and_extrapolates_long_ones(config):
+    from duelbench.experiments.benchmark.cost import cost_pass, markdown, run_seconds
+
+    whole = run_seconds("random", "sushi", {}, 4000, max_seconds=60.0)
+    assert whole["timed_steps"] == 4000 and whole["run_seconds"] == whole["seconds_timed"]
+    long = run_seconds("random", "sushi", {}, 10**9, max_seconds=0.05)
+    assert long["timed_steps"] < 10**9 and long["run_seconds"] > long["seconds_timed"]
+    assert long["run_seconds"] == pytest.approx(long["seconds_timed"] + (10**9 - long["timed_steps"])
+                                                / long["marginal_steps_per_s"])
+    s = declaration("benchmark").settings(config, "smoke")
+    table = cost_pass([c for c in cells(s) if c.algorithm == "random"][:2], 0.05, 0.05, progress=lambda m: None)
+    assert len(table) == 2 and (table["cpu_h"] > 0).all()
+    assert "cells the benchmark adds" in markdown(table, "smoke", 30.0)
