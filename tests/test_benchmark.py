@@ -158,3 +158,15 @@ def test_cost_pass_times_short_cells_whole_and_extrapolates_long_ones(config):
     table = cost_pass([c for c in cells(s) if c.algorithm == "random"][:2], 0.05, 0.05, progress=lambda m: None)
     assert len(table) == 2 and (table["cpu_h"] > 0).all()
     assert "cells the benchmark adds" in markdown(table, "smoke", 30.0)
+
+
+def test_the_report_shows_the_benchmark_once_all_builds_it(config, tmp_path):
+    from duelbench.experiments import reporting
+    from duelbench.report.markdown import suite_section
+
+    assert reporting.suite_sections(config) == []          # not in `all` until its cells are archived
+    p = declaration("benchmark").plan(config, "paper")
+    lines = suite_section("The benchmark of record", "intro", p.items, "figures")
+    text = "\n".join(lines)
+    assert "![" in text and "benchmark/heatmap.png" in text and "benchmark/table.md" in text
+    assert all(item.caption in text for item in p.items)

@@ -15,6 +15,7 @@ import duelbench.archive.fallbacks as dbx_fallbacks
 import duelbench.progress as dbx_progress
 import duelbench.engine.shard_sources as dbx_shard_sources
 import duelbench.experiments.contract as dbx_contract
+import duelbench.experiments.reporting as dbx_reporting
 import duelbench.experiments.samples as dbx_samples
 import duelbench.report.uncertainty as dbx_uncertainty
 from duelbench.data import mslr as dbx_mslr
@@ -439,8 +440,10 @@ def _papers_checks(wildcards=None):
 
 
 def _papers_outputs(wildcards=None):
-    """Every output of the experiments that have checks (REPORT.md shows their items)."""
+    """Every output of the experiments that have checks, and of the suite's own experiments
+    that `all` builds (REPORT.md shows their items)."""
     papers = {os.path.basename(os.path.dirname(p)) for p in _papers_checks()}
+    papers |= {n for n in dbx_reporting.SUITE_SECTIONS if n not in NOT_DEFAULT}
     return sorted(
         p for name, outs in EXPERIMENTS.items() if name in papers for p in outs
     )

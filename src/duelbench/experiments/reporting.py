@@ -42,6 +42,27 @@ def paper_checks(config: Mapping) -> dict[str, tuple]:
     return out
 
 
+#: The suite's own experiments REPORT.md shows after the papers (when ``all`` builds them), with
+#: the title and introduction of their section.
+SUITE_SECTIONS = {
+    "benchmark": ("The benchmark of record",
+                  "Every regret-minimising algorithm on every published regret instance, each instance under its "
+                  "paper's protocol; not a paper's claim, so it sets no status (`duelbench.experiments.benchmark`)."),
+}
+
+
+def suite_sections(config: Mapping) -> list[tuple[str, str, list]]:
+    """(title, introduction, items) of each configured experiment of :data:`SUITE_SECTIONS` that
+    ``all`` builds."""
+    out = []
+    for name, (title, intro) in SUITE_SECTIONS.items():
+        if name in configured(config):
+            p = plan(config, name)
+            if p.in_all:
+                out.append((title, intro, p.items))
+    return out
+
+
 def missing_checks(config: Mapping) -> list[str]:
     """The ``checks.csv`` files of configured papers that are not on disk (sorted)."""
     return sorted(path for _, path in paper_checks(config).values() if not os.path.isfile(path))
@@ -67,15 +88,17 @@ def write_report(config: Mapping, out_path: str, status_csv: str, throughput_md:
             papers[name], checks[name] = (registry["title"], p.items, registry.get("errata", []), p.settings), path
     if throughput_md is None:  # linked as the workflow links it, whether or not it is built here
         throughput_md = markdown.engine_throughput_table(config)
+    suite = suite_sections(config)
     inputs = [status_csv, *checks.values()]  # the throughput table is linked, not read
     if built_only and os.path.isfile(out_path) and os.path.isfile(out_path + ".json"):
         with tempfile.TemporaryDirectory() as tmp:
             probe = markdown.write_report(os.path.join(tmp, "REPORT.md"), figures_root(config), papers, checks, status_csv,
-                                 config["fidelity"], throughput_md)
+                                          config["fidelity"], throughput_md, suite)
         if probe == Path(out_path).read_text(encoding="utf-8"):
             return inputs
     with Timer() as t:
-        markdown.write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"], throughput_md)
+        markdown.write_report(out_path, figures_root(config), papers, checks, status_csv, config["fidelity"], throughput_md,
+                              suite)
     write_sidecar(out_path, inputs=inputs, config={"fidelity": config["fidelity"]}, extra={"papers": sorted(papers)},
                   **t.as_kwargs())
     return inputs
