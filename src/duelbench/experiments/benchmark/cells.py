@@ -93,6 +93,12 @@ def reduction_of(s: Mapping, inst: RegretInstance, algorithm: str) -> Mapping | 
     return found[0] if found else None
 
 
+def algorithm_names(s: Mapping) -> list[str]:
+    """The registry names of ``benchmark.algorithms`` (names or ``{name, ...}`` entries, as a
+    bench-all plan appends them), in order."""
+    return [e.name for e in algorithm_entries(s["algorithms"], where=f"{NAME}.algorithms")]
+
+
 def cells(s: Mapping) -> list[Cell]:
     """Every cell of the settings (instances in the papers' order, algorithms in
     ``benchmark.algorithms`` order)."""
@@ -139,7 +145,7 @@ def check_reductions(s: Mapping) -> None:
         if r["dataset"] not in datasets or ("paper" in r and (r["paper"], r["dataset"]) not in ids):
             raise ConfigError(f"{where}: no instance {r.get('paper', '*')}/{r['dataset']} among the papers' regret "
                               f"instances ({', '.join(sorted(f'{p}/{d}' for p, d in ids))})")
-        unknown = [a for a in r["algorithms"] if a not in s["algorithms"]]
+        unknown = [a for a in r["algorithms"] if a not in algorithm_names(s)]
         if unknown:
             raise ConfigError(f"{where}.algorithms: {unknown} not in {NAME}.algorithms")
         if "runs" not in r and "horizon" not in r:

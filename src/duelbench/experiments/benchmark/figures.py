@@ -22,6 +22,7 @@ from duelbench.report.verdict import sig
 
 from ..contract import Item, StepContext
 from ..plotting import algorithm_colour, algorithm_label, save_figure
+from .cells import algorithm_names
 
 
 def _ratio_colours(cells: pd.DataFrame) -> np.ndarray:
@@ -99,7 +100,7 @@ def draw(ctx: StepContext) -> dict:
                         na_values={c: [""] for c in ("mean", "ratio_to_best", "rank", "rank_lower", "rank_upper")})
     ranking = pd.read_csv(ctx.input.ranking)
     order = [a for a in ranking["algorithm"] if a in set(cells["algorithm"])]
-    order += [a for a in s["algorithms"] if a not in order]
+    order += [a for a in algorithm_names(s) if a not in order]
     save_figure(heatmap(cells, order, f"Mean final regret over the best of each instance (fidelity {s['fidelity']}).\n"
                                       "Red frame: the best or not separated from it (Holm, 5 % per instance); "
                                       "hatched: not ranked; † fewer runs"),
@@ -112,7 +113,7 @@ def draw(ctx: StepContext) -> dict:
 def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
     """The table, the separations and the two figures (the suite's own, not a paper's)."""
     n_inst = len(s["instances"])
-    alg = len(s["algorithms"])
+    alg = len(algorithm_names(s))
     proto = ("each instance under its paper's protocol (horizon, runs, seed, regret kind); a cell the paper runs is "
              "its own curve, every other cell runs the registry's default parameters")
     return [

@@ -48,7 +48,7 @@ from duelbench.report.verdict import (
 
 from ..aggregate import write_table
 from ..contract import StepContext
-from .cells import Cell, cells
+from .cells import Cell, algorithm_names, cells
 
 #: Family-wise level of the separations of one instance.
 SEPARATION_ALPHA = 2 * ALPHA_ONE_SIDED
@@ -225,7 +225,7 @@ def tables(ctx: StepContext) -> dict:
         reps[iid] = ([c.algorithm for c in mine if c.ranked], rank_reps)
     cells_df = pd.DataFrame(cell_rows, columns=CELL_COLUMNS)
     pairs_df = pd.DataFrame(pair_rows, columns=PAIR_COLUMNS)
-    ranking = overall_ranking(cells_df, reps, list(s["algorithms"]))
+    ranking = overall_ranking(cells_df, reps, algorithm_names(s))
     write_table(cells_df, ctx.output.cells)
     write_table(pairs_df, ctx.output.separation)
     write_table(ranking, ctx.output.ranking)
@@ -238,7 +238,7 @@ def tables(ctx: StepContext) -> dict:
 def markdown(cells_df: pd.DataFrame, pairs_df: pd.DataFrame, ranking: pd.DataFrame, s: Mapping) -> str:
     """The table a reader scans: ratio to the best per instance and algorithm, the ranking, and
     per instance the pairs it separates."""
-    algorithms = list(s["algorithms"])
+    algorithms = algorithm_names(s)
     lines = [f"# The benchmark of record (fidelity `{s['fidelity']}`)", "",
              "Mean final regret (the paper's regret kind at its horizon) over the best algorithm's on each instance. "
              "**bold**: the best, or not separated from it (Holm-adjusted, family-wise 5 % per instance); "
