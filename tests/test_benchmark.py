@@ -98,13 +98,13 @@ class _Cell:
 
     @property
     def ranked(self):
-        return self.horizon == self.instance.horizon
+        return self.runs > 0 and self.horizon == self.instance.horizon
 
 
 def _tables(dataset, samples, horizons=None):
     inst = RegretInstance("p", "Figure 1", dataset, 1000, 50, 10, 0, "copeland")
     cs = [_Cell(inst, n, len(x), (horizons or {}).get(n)) for n, x in samples.items()]
-    runs = {(c.algorithm, c.algorithm, c.horizon): np.asarray(samples[c.algorithm], dtype=float) for c in cs}
+    runs = {(c.algorithm, c.algorithm, c.horizon): np.asarray(samples[c.algorithm], dtype=float) for c in cs if c.runs}
     return instance_tables(cs, runs, {"resamples": 400, "seed": 7})
 
 
@@ -133,6 +133,14 @@ def test_a_cell_at_a_shorter_horizon_is_shown_not_ranked():
     by = {r["algorithm"]: r for r in rows}
     assert by["a"]["best"] and not by["b"]["ranked"] and np.isnan(by["b"]["rank"])
     assert all("b" not in (p["a"], p["b"]) for p in pairs)
+
+
+def test_a_cell_declared_not_run_is_listed_without_numbers():
+    rng = np.random.default_rng(2)
+    rows, pairs, _ = _tables("sushi", {"a": 10 + rng.normal(0, 1, 20), "b": [], "c": 20 + rng.normal(0, 1, 20)})
+    by = {r["algorithm"]: r for r in rows}
+    assert by["b"]["runs"] == 0 and not by["b"]["ranked"] and np.isnan(by["b"]["mean"])
+    assert [(p["a"], p["b"]) for p in pairs] == [("a", "c")]
 
 
 def test_bootstrap_is_seeded_and_pairs_runs_of_a_family():

@@ -132,7 +132,7 @@ def instance_tables(instance_cells: Sequence[Cell], runs: Mapping[tuple, np.ndar
     """Cell rows, pair rows and the replicates x ranked-cells rank matrix of one instance."""
     ranked = [c for c in instance_cells if c.ranked]
     x = {c: runs[(c.algorithm, c.entry.param_hash, c.horizon)] for c in instance_cells if c.runs}
-    means = {c: fmean(x[c]) for c in instance_cells}
+    means = {c: fmean(v) for c, v in x.items()}
     best = min(ranked, key=lambda c: means[c])
     inst = best.instance
     paired = is_family(inst.dataset) and len({c.runs for c in ranked}) == 1
