@@ -54,6 +54,7 @@ SETTINGS: dict[str, Callable[[Mapping], dict]] = {
                            "lb_runs": _get(s, "lower_bounds", "borda", "runs"),
                            "parallel_runs": _get(s, "parallel", "runs")},
     "demo": lambda s: {"runs": _get(s, "runs"), "seed": _get(s, "seed")},
+    "benchmark": lambda s: {"resamples": _get(s, "bootstrap", "resamples"), "boot_seed": _get(s, "bootstrap", "seed")},
 }
 
 #: how a simulation run is seeded (README, Python API: seeds)
@@ -63,6 +64,9 @@ _SE_BAND = "shaded bands: ± 1 standard error of the mean (sample s.d. / sqrt(n)
 _HORIZON_POINTS = ("; an algorithm that needs T in advance (SAVAGE, BTM) runs once per point of a horizon grid, "
                    "so each of its points is an independent set of runs")
 _SOURCE = "measured at paper fidelity as the sum of the shards' provenance sidecars (README, `make figures ARCHIVE=off`)"
+_BENCHMARK_COMPUTE = ("the papers' own cells (their shards) and about 15 CPU-h for the cells the benchmark adds, "
+                      "estimated at paper fidelity before they ran by the cost pass (data/benchmark/cost_pass.md); "
+                      "`duelbench cost benchmark` measures it from the shards' sidecars")
 _CHEN = ("part of the paper's 1.8 CPU-h of sample shards (the X4, X5b and X7 studies together 0.82), " + _SOURCE)
 
 FIGURES: dict[tuple[str, str], Uncertainty] = {
@@ -165,6 +169,16 @@ FIGURES: dict[tuple[str, str], Uncertainty] = {
         "the host: time per round of a fixed number of rounds", "seconds of wall time (a timing, not a shard)"),
     ("demo", "regret"): Uncertainty(
         _SE_BAND.format(n="{runs}"), _RUN_SEEDS, "0.3 CPU-h for its 80 simulation shards, " + _SOURCE),
+    ("benchmark", "heatmap"): Uncertainty(
+        "none drawn: a cell's 95 % interval is in cells.csv; a red frame marks a cell whose ratio to the best is "
+        "not separated from 1 (Holm-adjusted over the instance's pairs, family-wise 5 %)",
+        "each paper's runs under its protocol (" + _RUN_SEEDS.format(seed="the paper's seed") + ")",
+        _BENCHMARK_COMPUTE),
+    ("benchmark", "ranking"): Uncertainty(
+        "95 % percentile interval of the mean rank over {resamples} bootstrap replicates of the runs (seed "
+        "{boot_seed}, one stream per instance)",
+        "each paper's runs under its protocol (" + _RUN_SEEDS.format(seed="the paper's seed") + ")",
+        _BENCHMARK_COMPUTE),
 }
 
 
