@@ -31,8 +31,10 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.stats import rankdata
 
 from duelbench.data.registry import is_family
+from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.numerics import fmean, fmean_last, fvar
 from duelbench.report.verdict import (
     ALPHA_ONE_SIDED,
@@ -122,8 +124,6 @@ def bootstrap_means(samples: Sequence[np.ndarray], paired: bool, resamples: int,
 
 def ranks_of(means: np.ndarray) -> np.ndarray:
     """Ranks along the last axis, 1 = smallest (ties share the mean of their ranks)."""
-    from scipy.stats import rankdata
-
     return rankdata(means, axis=-1, method="average")
 
 
@@ -229,8 +229,6 @@ def tables(ctx: StepContext) -> dict:
     write_table(cells_df, ctx.output.cells)
     write_table(pairs_df, ctx.output.separation)
     write_table(ranking, ctx.output.ranking)
-    from duelbench.provenance.sidecar import atomic_write_text
-
     atomic_write_text(ctx.output.md, markdown(cells_df, pairs_df, ranking, s))
     return {"cells": len(cells_df), "pairs": len(pairs_df), "separated": int(pairs_df["separated"].sum())}
 
