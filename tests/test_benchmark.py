@@ -49,15 +49,27 @@ def test_every_algorithm_on_every_instance_once(config):
     assert sum(c.source == "paper" for c in all_cells) == 60 + 9 + 22 + 24
 
 
-def test_the_benchmark_adds_no_regret_kind_to_a_papers_shard(config):
+@pytest.mark.parametrize("fidelity", ["paper", "quick"])
+def test_the_benchmark_adds_no_regret_kind_to_a_papers_shard(config, fidelity):
     """An archive entry is keyed with the union of the kinds its readers need: the benchmark
-    reads each paper's shards with that paper's kinds, so no archived entry is re-keyed."""
-    with_benchmark = planned(config)[1]
-    without = copy.deepcopy(dict(config))
+    reads each paper's shards with that paper's kinds, so no paper-fidelity entry is re-keyed;
+    a kind is added only to a shard two papers' instances share (the same dataset, horizon and
+    runs), which each reads with its own paper's kind."""
+    cfg = copy.deepcopy(dict(config))
+    cfg["fidelity"] = fidelity
+    with_benchmark = planned(cfg)[1]
+    without = copy.deepcopy(cfg)
     del without["benchmark"]
     alone = planned(without)[1]
-    for path, kinds in alone.items():
-        assert with_benchmark[path] == kinds, path
+    s = declaration("benchmark").settings(cfg, fidelity)
+    readers: dict[str, set] = {}
+    for c in cells(s):
+        for sp in c.shards(s["fidelity"], s["results"]):
+            readers.setdefault(sp.path, set()).add(c.instance.paper)
+    changed = [path for path, kinds in alone.items() if with_benchmark[path] != kinds]
+    assert all(len(readers[p]) > 1 for p in changed), changed[:3]
+    if fidelity == "paper":
+        assert changed == []
 
 
 def test_a_reduction_names_an_instance_and_algorithm(config):

@@ -79,9 +79,15 @@ class Benchmark(Experiment):
         return [sp for c in cells(s) for sp in c.shards(s["fidelity"], s["results"])]
 
     def shard_kinds(self, s: Mapping) -> dict[str, tuple[str, ...]]:
-        """Each shard with the kinds its instance's paper archives (a shared shard gains none)."""
-        return {sp.path: c.kinds for c in cells(s)
-                for sp in c.shards(s["fidelity"], s["results"])}
+        """Each shard with the kinds of the papers of the instances that read it: a paper's
+        shard gains no kind, unless two papers' instances share it under the same protocol (at
+        quick fidelity, Wu & Liu's and Zoghi et al.'s non-Condorcet panels at T = 10^5), where it
+        is read with the union."""
+        out: dict[str, set] = {}
+        for c in cells(s):
+            for sp in c.shards(s["fidelity"], s["results"]):
+                out.setdefault(sp.path, set()).update(c.kinds)
+        return {path: tuple(sorted(kinds)) for path, kinds in out.items()}
 
     def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
         settings = {k: v for k, v in s.items() if k not in ("figures", "results", "description")}
