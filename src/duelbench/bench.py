@@ -40,6 +40,13 @@ DEFAULT_INSTANCES = ("mslr5_condorcet_printed", "sushi", "kom_mslr64_noncondorce
 CALIBRATION_STEPS = 20_000
 
 
+def time_run(algorithm: str, dataset: str, steps: int, params: dict | None = None) -> float:
+    """Wall seconds of one run of ``steps`` steps (a fixed seed; compile first with a short run)."""
+    t0 = time.perf_counter()
+    simulate(algorithm, dataset, steps, 1, seed=12346, checkpoints=[steps], **(params or {}))
+    return time.perf_counter() - t0
+
+
 def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_seconds: float = 10.0,
             params: dict | None = None) -> dict:
     """Best-of-``repeat`` steps/s of single runs of at most ``horizon`` steps (compilation
@@ -56,9 +63,7 @@ def measure(algorithm: str, dataset: str, horizon: int, repeat: int = 3, max_sec
     simulate(algorithm, dataset, min(horizon, 10), 1, seed=12345, **params)  # compile and load
 
     def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        simulate(algorithm, dataset, n, 1, seed=12346, checkpoints=[n], **params)
-        return time.perf_counter() - t0
+        return time_run(algorithm, dataset, n, params)
 
     # the marginal speed between calibration runs of doubling length leaves out the fixed cost of
     # a run (setting up K x K tables), which dominates short runs at large K

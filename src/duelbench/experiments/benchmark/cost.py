@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from duelbench.bench import timed_instance
+from duelbench.bench import time_run, timed_instance
 from duelbench.config.files import checkout_config
 from duelbench.data.registry import load_matrix
 from duelbench.engine.simulate import simulate
@@ -44,16 +43,10 @@ COLUMNS = ["paper", "panel", "dataset", "K", "algorithm", "source", "runs", "hor
 def run_seconds(algorithm: str, dataset: str, params: Mapping, horizon: int, max_seconds: float) -> dict:
     """Seconds of one run of ``horizon`` steps, extrapolated (see the module docstring)."""
     simulate(algorithm, dataset, min(horizon, 10), 1, seed=12345, **params)  # compile and load
-
-    def timed(n: int) -> float:
-        t0 = time.perf_counter()
-        simulate(algorithm, dataset, n, 1, seed=12346, checkpoints=[n], **params)
-        return time.perf_counter() - t0
-
     n, t = min(FIRST_STEPS, horizon), 0.0
     prev_n, prev_t = 0, 0.0
     while True:
-        t = timed(n)
+        t = time_run(algorithm, dataset, n, params)
         if n >= horizon or t >= max_seconds:
             break
         prev_n, prev_t, n = n, t, min(2 * n, horizon)
