@@ -97,20 +97,12 @@ def test_a_reduced_cell_keeps_the_first_runs_and_a_shorter_horizon_is_not_ranked
 
 
 # ------------------------------------------------------------------------------------ statistics
-class _Cell:
-    """The fields instance_tables reads."""
+def _Cell(inst, name, runs, horizon=None):
+    """A cell of ``name`` (no parameters) on ``inst``."""
+    from duelbench.config import AlgorithmEntry
+    from duelbench.experiments.benchmark.cells import Cell
 
-    def __init__(self, inst, name, runs, horizon=None):
-        from duelbench.config import AlgorithmEntry
-
-        self.instance, self.algorithm, self.runs = inst, name, runs
-        self.entry = AlgorithmEntry(name, {}, name)
-        self.horizon = horizon or inst.horizon
-        self.source, self.reduction = "benchmark", ""
-
-    @property
-    def ranked(self):
-        return self.runs > 0 and self.horizon == self.instance.horizon
+    return Cell(inst, AlgorithmEntry(name, {}, name), "benchmark", runs, horizon or inst.horizon)
 
 
 def _tables(dataset, samples, horizons=None):

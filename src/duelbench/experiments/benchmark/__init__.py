@@ -76,7 +76,7 @@ class Benchmark(Experiment):
 
     def shards(self, s: Mapping) -> list[ShardSpec]:
         """Every cell's shards (a paper's cell: the paper's own shards)."""
-        return [sp for c in cells(s) for sp in c.shards(s["fidelity"], s["results"])]
+        return [sp for _, sp in _cell_shards(s)]
 
     def shard_kinds(self, s: Mapping) -> dict[str, tuple[str, ...]]:
         """Each shard with the kinds of the papers of the instances that read it: a paper's
@@ -84,9 +84,8 @@ class Benchmark(Experiment):
         quick fidelity, Wu & Liu's and Zoghi et al.'s non-Condorcet panels at T = 10^5), where it
         is read with the union."""
         out: dict[str, set] = {}
-        for c in cells(s):
-            for sp in c.shards(s["fidelity"], s["results"]):
-                out.setdefault(sp.path, set()).update(c.kinds)
+        for c, sp in _cell_shards(s):
+            out.setdefault(sp.path, set()).update(c.kinds)
         return {path: tuple(sorted(kinds)) for path, kinds in out.items()}
 
     def steps(self, s: Mapping, out: Mapping[str, str], config: Mapping) -> list[Step]:
@@ -109,3 +108,10 @@ class Benchmark(Experiment):
 
 
 EXPERIMENT = Benchmark()
+
+
+def _cell_shards(s: Mapping):
+    """(cell, shard) of every shard of every cell, in cell order."""
+    for c in cells(s):
+        for sp in c.shards(s["fidelity"], s["results"]):
+            yield c, sp

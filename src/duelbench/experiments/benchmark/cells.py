@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from duelbench.config import AlgorithmEntry, ConfigError, algorithm_entries
+from duelbench.data.registry import is_family
 from duelbench.engine.jobs import ShardSpec
 
 from ..instances import RegretInstance
@@ -58,6 +59,11 @@ class Cell:
         instance's horizon (fewer runs widen its intervals, a shorter horizon changes the
         quantity)."""
         return self.runs > 0 and self.horizon == self.instance.horizon
+
+    def pairs_with(self, other: "Cell") -> bool:
+        """Whether this cell's runs pair with ``other``'s run by run: on a family of per-run
+        instances, run r of every cell meets instance r, so equal run counts pair."""
+        return is_family(self.instance.dataset) and self.runs == other.runs
 
     def shards(self, fidelity: str, root: str) -> list[ShardSpec]:
         """The cell's shards (none for a cell declared not run)."""

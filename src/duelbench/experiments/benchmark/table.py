@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from duelbench.data.registry import is_family
 from duelbench.provenance.sidecar import atomic_write_text
 from duelbench.report.numerics import fmean, fmean_last, fvar
 from duelbench.report.verdict import (
@@ -84,10 +83,6 @@ def final_runs(ctx: StepContext) -> dict:
 
 
 # ------------------------------------------------------------------------------------ statistics
-def _paired(c: Cell, d: Cell) -> bool:
-    return is_family(c.instance.dataset) and c.runs == d.runs
-
-
 def compare(a: np.ndarray, b: np.ndarray, paired: bool):
     """The estimate of mean A against mean B: their ratio, or their difference when a mean is 0."""
     if fmean(a) > 0 and fmean(b) > 0:
@@ -135,11 +130,11 @@ def instance_tables(instance_cells: Sequence[Cell], runs: Mapping[tuple, np.ndar
     means = {c: fmean(v) for c, v in x.items()}
     best = min(ranked, key=lambda c: means[c])
     inst = best.instance
-    paired = is_family(inst.dataset) and len({c.runs for c in ranked}) == 1
+    paired = all(c.pairs_with(best) for c in ranked)
     pairs, tied = [], {best}
     for i, a in enumerate(ranked):
         for b in ranked[i + 1:]:
-            stat, e, null = compare(x[a], x[b], _paired(a, b))
+            stat, e, null = compare(x[a], x[b], a.pairs_with(b))
             pairs.append({"instance": inst.id, "paper": inst.paper, "dataset": inst.dataset, "a": a.algorithm, "b": b.algorithm,
                           "statistic": f"mean {stat}", "estimate": e.value, "lower": e.lower, "upper": e.upper,
                           "p": two_sided_p(e, null), "_e": e, "_null": null, "_cells": (a, b)})
@@ -165,7 +160,7 @@ def instance_tables(instance_cells: Sequence[Cell], runs: Mapping[tuple, np.ndar
     for c in instance_cells:
         m, lo, hi = cell_interval(x[c]) if c.runs else (math.nan, math.nan, math.nan)
         if c.ranked and c is not best:
-            stat, e, _ = compare(x[c], x[best], _paired(c, best))
+            stat, e, _ = compare(x[c], x[best], c.pairs_with(best))
             ratio = (m / means[best], e.lower, e.upper) if stat == "ratio" \
                 else (m / means[best] if means[best] else math.nan, math.nan, math.nan)
         elif c is best:
