@@ -30,7 +30,7 @@ from _checkout_copy import SNAKEMAKE, copy_checkout, snakemake_env
 CHECKOUT = Path(__file__).resolve().parent.parent
 PAPERS = sorted(p.parent.name for p in (CHECKOUT / "figures").glob("*/checks.csv"))
 #: Jobs that would compute instead of reading the archive.
-COMPUTING_RULES = ("simulate_shard", "sample_shard", "warmup_numba")
+COMPUTING_RULES = ("simulate_shard", "simulate_bundle", "sample_shard", "warmup_numba")
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(1200)]
 

@@ -5,8 +5,7 @@ file by file with the same build run locally with ``--cores 2``.
 What the local cluster needs, and only that, is added to the user-facing profile on the
 command line: job status from ``squeue`` (the cluster has no accounting database, so ``sacct``
 knows nothing), short waits before status checks and for output files (one machine, no shared
-file system lag), and shard bundles of 8 instead of 10 so that both CPUs of the node work on
-the 16 shards.
+file system lag), and shard groups of 8 components instead of 10.
 
 Compared: every output under ``results/`` (shards, warm-up flags, the regret table, PDF and
 PNG). Not compared: the provenance sidecars (``*.json``: they record host, wall and CPU time
@@ -37,9 +36,11 @@ pytestmark = [pytest.mark.cluster, pytest.mark.slow, pytest.mark.timeout(1500)]
 
 SCRIPT = CHECKOUT / "workflow" / "cluster" / "local-slurm.sh"
 TARGET = "demo"
-#: SLURM jobs of the demo's smoke build: 4 warm-ups (one per algorithm), 16 shards in 2
-#: bundles of 8, the demo's 2 steps in its one plan job (demo_steps).
-EXPECTED_JOBS = 4 + 2 + 1
+#: SLURM jobs of the demo's smoke build: 4 warm-ups (one per algorithm); the 16 shards, computed
+#: in 4 bundles of small shards (one per algorithm, duelbench.experiments.bundling), whose 4
+#: bundle jobs and 16 linking shard jobs form 4 connected components, grouped into one job (up
+#: to 10 components a job); the demo's 2 steps in its one plan job (demo_steps).
+EXPECTED_JOBS = 4 + 1 + 1
 LOCAL_CLUSTER_ARGS = (
     "--slurm-status-command", "squeue",
     "--slurm-init-seconds-before-status-checks", "2",
@@ -138,6 +139,6 @@ def test_every_job_ran_through_slurm_and_completed(builds, cluster):
     assert len(rows) == EXPECTED_JOBS, rows
     assert {state for _, state, _ in rows} == {"COMPLETED"}, rows
     comments = sorted(comment for _, _, comment in rows)
-    assert comments.count("rule_shards_simulate_shard") == 2, comments
+    assert comments.count("rule_shards_simulate_bundle_simulate_shard") == 1, comments
     assert comments.count("rule_demo_steps") == 1, comments
     assert sum(c.startswith("rule_warmup_numba") for c in comments) == 4, comments

@@ -96,7 +96,8 @@ def test_experiment_target_rules(tmp_path):
     everything = plan(tmp_path)
     only_demo = plan(tmp_path, "demo")
     assert set(only_demo.items()) <= set(everything.items())
-    assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "demo_shard_list", "demo_steps"}
+    assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "simulate_bundle",
+                                                        "demo_shard_list", "demo_steps"}
     targets = snakemake(tmp_path, "--list-target-rules").stdout.split()
     assert "all" in targets and "demo" in targets
     # the throughput table is a timing of this host: built by its own target, never by `all`

@@ -1,6 +1,7 @@
 """Entry point of the workflow's generic jobs (a plain process: no Snakefile re-parse).
 
     python -m duelbench.job_main simulate OUT.npz JOB_JSON [--log FILE]
+    python -m duelbench.job_main simulate-bundle OUT_DIR BUNDLE_JSON [--log FILE]
     python -m duelbench.job_main warmup FLAG ALGORITHM [--expect-hash HEX] [--log FILE]
     python -m duelbench.job_main sample OUT.npz JOB_JSON [--log FILE]
     python -m duelbench.job_main fetch-mslr FILE_NAME OUT.npz [--log FILE]
@@ -27,6 +28,10 @@ def main(argv=None) -> int:
     sim.add_argument("out")
     sim.add_argument("job", help="canonical JSON of the shard (ShardSpec.job_params())")
     sim.add_argument("--log")
+    bundle = sub.add_parser("simulate-bundle", help="run the shards of a bundle in one process")
+    bundle.add_argument("out", help="the bundle's folder")
+    bundle.add_argument("job", help="canonical JSON of the bundle (Bundle.job_params())")
+    bundle.add_argument("--log")
     samp = sub.add_parser("sample", help="compute one sample shard of an instance-sample family")
     samp.add_argument("out")
     samp.add_argument("job", help="canonical JSON of the sample shard (SampleShard.job_params())")
@@ -53,6 +58,8 @@ def _run(args: argparse.Namespace) -> None:
     """The job's one call into :mod:`duelbench`; Ctrl-C held back while compiled code runs."""
     if args.command == "simulate":
         dbj.run_shard_job(args.out, args.job, log=args.log)
+    elif args.command == "simulate-bundle":
+        dbj.run_bundle_job(args.out, args.job, log=args.log)
     elif args.command == "fetch-mslr":
         dbj.fetch_mslr_job(args.file_name, args.out, log=args.log)
     elif args.command == "sample":

@@ -3,6 +3,7 @@
 # rules. Rules stay thin; their jobs call entry points of duelbench.experiments.
 
 import functools
+from types import SimpleNamespace
 import json
 import re
 
@@ -14,6 +15,7 @@ import duelbench.archive.sources as dbx_archive_sources
 import duelbench.archive.fallbacks as dbx_fallbacks
 import duelbench.progress as dbx_progress
 import duelbench.engine.shard_sources as dbx_shard_sources
+import duelbench.experiments.bundling as dbx_bundling
 import duelbench.experiments.contract as dbx_contract
 import duelbench.experiments.reporting as dbx_reporting
 import duelbench.experiments.samples as dbx_samples
@@ -217,6 +219,65 @@ def shard_runtime(wildcards):
     """
     steps = int(wildcards.horizon) * (int(wildcards.b) - int(wildcards.a))
     return 10 + steps // 2_000_000
+
+
+# ---------------------------------------------------------------------------------------------
+# bundles: small shards computed several to a process (duelbench.experiments.bundling); a
+# bundled shard's own job only links the bundle's file into place
+# ---------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _bundles():
+    """(shard path -> bundle, bundle folder -> bundle), planned once: input functions run after
+    every experiment has registered its shards."""
+    bundles = dbx_bundling.plan_bundles(SHARDS.specs())
+    return dbx_bundling.bundle_index(bundles), {b.folder(RESULTS): b for b in bundles}
+
+
+def shard_bundle(wildcards):
+    """The bundle of the shard named by the simulate_shard rule's wildcards, or None."""
+    return _bundles()[0].get(dbj.shard_path_of(RESULTS, wildcards))
+
+
+def bundle_folder(wildcards):
+    """Input function of simulate_shard: its bundle's folder, if it has one."""
+    bundle = shard_bundle(wildcards)
+    return [bundle.folder(RESULTS)] if bundle is not None else []
+
+
+def staged_shard(wildcards):
+    """Parameter of simulate_shard: where its bundle left the shard ('' when it runs alone)."""
+    bundle = shard_bundle(wildcards)
+    if bundle is None:
+        return ""
+    return bundle.staged(RESULTS, SHARDS.get(dbj.shard_path_of(RESULTS, wildcards)))
+
+
+def bundle_of(wildcards):
+    """The bundle named by the simulate_bundle rule's wildcards."""
+    w = wildcards
+    folder = os.path.normpath(
+        f"{RESULTS}/{w.fidelity}/bundles/{w.algorithm}/{w.bundle}"
+    )
+    try:
+        return _bundles()[1][folder]
+    except KeyError:
+        raise WorkflowError(
+            f"no bundle {folder} is planned for the configured shards"
+        ) from None
+
+
+def bundle_data(wildcards):
+    """The data files the shards of a bundle read."""
+    datasets = {s.dataset for s in bundle_of(wildcards).shards}
+    return sorted({f for d in datasets for f in dbc.dataset_inputs(d, DATA)})
+
+
+def bundle_runtime(wildcards):
+    """SLURM time limit in minutes of a bundle: the sum of its shards' (:func:`shard_runtime`)."""
+    return sum(
+        shard_runtime(SimpleNamespace(horizon=s.horizon, a=s.run_start, b=s.run_stop))
+        for s in bundle_of(wildcards).shards
+    )
 
 
 # ---------------------------------------------------------------------------------------------

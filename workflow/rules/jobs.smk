@@ -32,6 +32,7 @@ rule simulate_shard:
     input:
         warm=lambda wildcards: warmup_flag(wildcards.algorithm),
         data=lambda wildcards: dbc.dataset_inputs(wildcards.dataset, DATA),
+        bundle=bundle_folder,
     output:
         npz=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz",
         meta=f"{RESULTS}/{{fidelity}}/{{dataset}}/{{algorithm}}-{{paramhash}}/T{{horizon}}/runs-{{a}}-{{b}}.npz.json",
@@ -54,11 +55,51 @@ rule simulate_shard:
     params:
         code=lambda wildcards: code_hash(wildcards.algorithm),
         job=lambda wildcards: shard_spec(wildcards).job_params(),
+        staged=staged_shard,
+        bundled=lambda wildcards: "yes" if shard_bundle(wildcards) else "no",
     message:
         "simulating {wildcards.algorithm} on {wildcards.dataset}, T={wildcards.horizon}, "
         "runs {wildcards.a}-{wildcards.b} ({wildcards.fidelity})"
+    # a bundled shard: link (or copy) the file its bundle computed, then mark it newer than the
+    # bundle's folder; a shard that runs alone: its own process
     shell:
-        "python -m duelbench.job_main simulate {output.npz:q} {params.job:q} --log {log:q}"
+        "if [ {params.bundled} = yes ]; then"
+        " for s in '' .json; do"
+        ' ln -f {params.staged:q}"$s" {output.npz:q}"$s" 2>/dev/null'
+        ' || cp {params.staged:q}"$s" {output.npz:q}"$s" || exit 1;'
+        ' touch {output.npz:q}"$s";'
+        " done;"
+        " else python -m duelbench.job_main simulate {output.npz:q} {params.job:q} --log {log:q}; fi"
+
+
+# ---------------------------------------------------------------------------------------------
+# one bundle: several small shards of one algorithm in one process (duelbench.experiments.bundling)
+# ---------------------------------------------------------------------------------------------
+rule simulate_bundle:
+    input:
+        warm=lambda wildcards: warmup_flag(wildcards.algorithm),
+        data=bundle_data,
+    output:
+        temp(directory(f"{RESULTS}/{{fidelity}}/bundles/{{algorithm}}/{{bundle}}")),
+    log:
+        f"{RESULTS}/logs/{{fidelity}}/bundles/{{algorithm}}/{{bundle}}.log",
+    wildcard_constraints:
+        fidelity="|".join(re.escape(f) for f in sorted(config["fidelities"])),
+        algorithm=r"[a-z0-9_]+",
+        bundle=r"[A-Za-z0-9_.-]+-[0-9a-f]{12}",
+    conda:
+        "../envs/duelbench.yaml"
+    threads: 1
+    resources:
+        runtime=bundle_runtime,
+        mem_mb=1000,
+    params:
+        code=lambda wildcards: code_hash(wildcards.algorithm),
+        job=lambda wildcards: bundle_of(wildcards).job_params(),
+    message:
+        "simulating a bundle of small shards of {wildcards.algorithm} ({wildcards.bundle}, {wildcards.fidelity})"
+    shell:
+        "python -m duelbench.job_main simulate-bundle {output:q} {params.job:q} --log {log:q}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from duelbench.config import DEFAULT_RESULTS_ROOT, ConfigError
 from duelbench.data import mslr
 from duelbench.provenance.interrupt import deferred_interrupts
 from duelbench.provenance.joblog import log_to
-from duelbench.provenance.sidecar import Timer, atomic_write_text, write_sidecar
+from duelbench.provenance.sidecar import Timer, atomic_write_text, sidecar_path, write_sidecar
 
 from . import warmup
 from .shards import run_shard, shard_path
@@ -154,6 +154,10 @@ class ShardPlan:
     def paths(self) -> list[str]:
         return sorted(self._by_path)
 
+    def specs(self) -> list[ShardSpec]:
+        """Every requested shard, in path order."""
+        return [self._by_path[p] for p in sorted(self._by_path)]
+
     def algorithms(self) -> list[str]:
         return sorted({s.algorithm for s in self._by_path.values()})
 
@@ -183,15 +187,40 @@ def run_shard_job(out_path: str, job_params: str, log: str | None = None) -> Non
     Progress lines of the engine go to ``log``. Ctrl-C (SIGINT) ends the job between two runs
     with :class:`KeyboardInterrupt`, before the shard is written.
     """
-    p = json.loads(job_params)
     with log_to(log), deferred_interrupts():
         print(f"shard {out_path}: {job_params}", flush=True)
-        run_shard(
-            out_path,
-            dataset=p["dataset"], algorithm=p["algorithm"], params=p["params"], horizon=int(p["horizon"]),
-            run_start=int(p["run_start"]), run_stop=int(p["run_stop"]), seed=int(p["seed"]),
-            fidelity=p["fidelity"],
-        )
+        _run_job(out_path, json.loads(job_params))
+
+
+def _run_job(out_path: str, p: Mapping[str, Any]) -> None:
+    """:func:`~duelbench.engine.shards.run_shard` of the decoded :meth:`ShardSpec.job_params`."""
+    run_shard(
+        out_path,
+        dataset=p["dataset"], algorithm=p["algorithm"], params=p["params"], horizon=int(p["horizon"]),
+        run_start=int(p["run_start"]), run_stop=int(p["run_stop"]), seed=int(p["seed"]),
+        fidelity=p["fidelity"],
+    )
+
+
+def run_bundle_job(out_dir: str, bundle_params: str, log: str | None = None) -> None:
+    """Run the shards of a bundle in this one process and leave each in ``out_dir``.
+
+    ``bundle_params`` is a JSON list of ``{"out": shard path, "staged": file name, "job":
+    ShardSpec.job_params()}`` (:meth:`duelbench.experiments.bundling.Bundle.job_params`). Each
+    shard is written at its own path with its sidecar, exactly as :func:`run_shard_job` writes
+    it, then both are moved into ``out_dir`` under its staged name; the shard's own job links
+    them back into place. ``out_dir`` is complete only when the job ends.
+    """
+    members = json.loads(bundle_params)
+    os.makedirs(out_dir, exist_ok=True)
+    with log_to(log), deferred_interrupts():
+        for i, member in enumerate(members, 1):
+            out = member["out"]
+            print(f"bundle member {i}/{len(members)}: shard {out}", flush=True)
+            _run_job(out, member["job"])
+            staged = os.path.join(out_dir, member["staged"])
+            os.replace(sidecar_path(out), sidecar_path(staged))
+            os.replace(out, staged)
 
 
 def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = None,
