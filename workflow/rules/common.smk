@@ -252,6 +252,13 @@ def staged_shard(wildcards):
     return bundle.staged(RESULTS, SHARDS.get(dbj.shard_path_of(RESULTS, wildcards)))
 
 
+def bundled_first(wildcards):
+    """Priority of simulate_shard: a bundled shard's job (it only links the bundle's file into
+    place) before any other simulation, so that the shard reaches its path as soon as its
+    bundle ends."""
+    return 1 if shard_bundle(wildcards) is not None else 0
+
+
 def bundle_of(wildcards):
     """The bundle named by the simulate_bundle rule's wildcards."""
     w = wildcards

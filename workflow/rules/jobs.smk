@@ -46,6 +46,7 @@ rule simulate_shard:
         horizon=r"[0-9]+",
         a=r"[0-9]+",
         b=r"[0-9]+",
+    priority: bundled_first
     conda:
         "../envs/duelbench.yaml"
     threads: 1

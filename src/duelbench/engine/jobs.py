@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -209,10 +208,9 @@ def run_bundle_job(out_dir: str, bundle_params: str, log: str | None = None) -> 
     ``bundle_params`` is a JSON list of ``{"out": shard path, "staged": file name, "job":
     ShardSpec.job_params()}`` (:meth:`duelbench.experiments.bundling.Bundle.job_params`). Each
     shard is written at its own path with its sidecar, exactly as :func:`run_shard_job` writes
-    it, and both are also linked (copied where a link is not possible) into ``out_dir`` under its
-    staged name: the shard's own job, which Snakemake starts with its output removed, links them
-    back into place. A finished shard is thus at its path as soon as it is computed (readable by
-    the archiving script, counted by the progress line), whenever the scheduler runs its job.
+    it, then both are moved into ``out_dir`` under its staged name; the shard's own job links
+    them back into place (so only the shards a build asks for reach their paths, each written by
+    its own Snakemake job).
     ``out_dir`` is complete only when the job ends.
     """
     members = json.loads(bundle_params)
@@ -223,18 +221,8 @@ def run_bundle_job(out_dir: str, bundle_params: str, log: str | None = None) -> 
             print(f"bundle member {i}/{len(members)}: shard {out}", flush=True)
             _run_job(out, member["job"])
             staged = os.path.join(out_dir, member["staged"])
-            _link_or_copy(out, staged)
-            _link_or_copy(sidecar_path(out), sidecar_path(staged))
-
-
-def _link_or_copy(src: str, dst: str) -> None:
-    """Hard-link ``src`` to ``dst`` (replacing it), or copy it where links are not possible."""
-    if os.path.lexists(dst):
-        os.remove(dst)
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
+            os.replace(sidecar_path(out), sidecar_path(staged))
+            os.replace(out, staged)
 
 
 def warmup_job(flag_path: str, algorithm: str | None = None, log: str | None = None,
