@@ -116,11 +116,11 @@ def test_bundle_job_writes_what_the_shard_jobs_write(tmp_path, monkeypatch, cost
         assert bundle.shards == tuple(specs)
         run_bundle_job(bundle.folder("results"), bundle.job_params())
     for s in specs:
-        staged = bundle.staged("results", s)
+        staged = bundle.staged("results", s.path)
         assert not os.path.exists(s.path)  # left in the bundle's folder for the shard's job to link
         assert open(staged, "rb").read() == alone[s.path][0]
         assert read_sidecar(staged)["content"] == alone[s.path][1]["content"]
     assert sorted(os.listdir(bundle.folder("results"))) == sorted(
-        n for s in specs for n in (os.path.basename(bundle.staged("results", s)),
-                                   os.path.basename(sidecar_path(bundle.staged("results", s)))))
+        n for s in specs for n in (os.path.basename(bundle.staged("results", s.path)),
+                                   os.path.basename(sidecar_path(bundle.staged("results", s.path)))))
     assert json.loads(bundle.job_params())[0]["out"] == specs[0].path

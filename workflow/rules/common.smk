@@ -3,7 +3,6 @@
 # rules. Rules stay thin; their jobs call entry points of duelbench.experiments.
 
 import functools
-from types import SimpleNamespace
 import json
 import re
 
@@ -217,7 +216,13 @@ def shard_runtime(wildcards):
 
     Override with --set-resources simulate_shard:runtime=...
     """
-    steps = int(wildcards.horizon) * (int(wildcards.b) - int(wildcards.a))
+    return runtime_minutes(
+        int(wildcards.horizon) * (int(wildcards.b) - int(wildcards.a))
+    )
+
+
+def runtime_minutes(steps):
+    """SLURM time limit in minutes of ``steps`` simulation steps (see :func:`shard_runtime`)."""
     return 10 + steps // 2_000_000
 
 
@@ -249,7 +254,7 @@ def staged_shard(wildcards):
     bundle = shard_bundle(wildcards)
     if bundle is None:
         return ""
-    return bundle.staged(RESULTS, SHARDS.get(dbj.shard_path_of(RESULTS, wildcards)))
+    return bundle.staged(RESULTS, dbj.shard_path_of(RESULTS, wildcards))
 
 
 def bundled_first(wildcards):
@@ -282,7 +287,7 @@ def bundle_data(wildcards):
 def bundle_runtime(wildcards):
     """SLURM time limit in minutes of a bundle: the sum of its shards' (:func:`shard_runtime`)."""
     return sum(
-        shard_runtime(SimpleNamespace(horizon=s.horizon, a=s.run_start, b=s.run_stop))
+        runtime_minutes(dbx_fallbacks.work_of(s)[0])
         for s in bundle_of(wildcards).shards
     )
 

@@ -37,6 +37,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from duelbench.archive.fallbacks import work_of
 from duelbench.config.files import CHECKOUT
 from duelbench.data.registry import dataset_info, required_files
 
@@ -77,23 +78,24 @@ class Bundle:
         """The bundle job's output folder (a temporary output: removed once its shards are in place)."""
         return os.path.normpath(f"{root}/{self.fidelity}/bundles/{self.algorithm}/{self.name}")
 
-    def staged(self, root: str, spec) -> str:
-        """Where the bundle job leaves ``spec``'s shard (its sidecar beside it, ``.json`` added)."""
-        return os.path.join(self.folder(root), staged_name(spec))
+    def staged(self, root: str, path: str) -> str:
+        """Where the bundle job leaves the shard at ``path`` (its sidecar beside it, ``.json`` added)."""
+        return os.path.join(self.folder(root), staged_name(path))
 
     def job_params(self) -> str:
         """Canonical JSON of the bundle job: each member's output path, staged name and job
         parameters (:func:`duelbench.engine.jobs.run_bundle_job`)."""
         return json.dumps(
-            [{"out": s.path, "staged": staged_name(s), "job": json.loads(s.job_params())} for s in self.shards],
+            [{"out": s.path, "staged": staged_name(s.path), "job": json.loads(s.job_params())} for s in self.shards],
             sort_keys=True, separators=(",", ":"),
         )
 
 
-def staged_name(spec) -> str:
-    """File name of a shard in its bundle's folder: ``<dataset>__<algorithm>-<paramhash>__T<horizon>__runs-<a>-<b>.npz``
-    (the four path components below its fidelity folder)."""
-    return "__".join(os.path.normpath(spec.path).split(os.sep)[-4:])
+def staged_name(path: str) -> str:
+    """File name of the shard at ``path`` in its bundle's folder:
+    ``<dataset>__<algorithm>-<paramhash>__T<horizon>__runs-<a>-<b>.npz`` (the four path
+    components below its fidelity folder)."""
+    return "__".join(os.path.normpath(path).split(os.sep)[-4:])
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,7 +143,8 @@ def estimated_cpu_s(spec, cost_pass: str | os.PathLike = COST_PASS) -> float | N
     rate = steps_per_second(spec.algorithm, spec.dataset, cost_pass)
     if rate is None:
         return None
-    return int(spec.horizon) * (int(spec.run_stop) - int(spec.run_start)) / rate
+    steps, _ = work_of(spec)
+    return steps / rate
 
 
 def plan_bundles(specs: Iterable, cost_pass: str | os.PathLike = COST_PASS,
