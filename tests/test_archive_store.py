@@ -116,3 +116,23 @@ def test_readers_of_one_archive_parse_its_manifest_once_and_see_each_others_writ
     assert all(r.lookup("e3.entry", dict(KEY, horizon=4)).status == VALID for r in readers)
     readers[0].manifest().pop("e0.entry")  # a caller's manifest() is its own mapping
     assert readers[1].lookup("e0.entry", dict(KEY, horizon=1)).status == VALID
+
+
+def test_a_measurement_rides_on_the_manifest_line_and_not_in_the_entry(tmp_path):
+    """The CPU time a job measured is kept beside the key, never inside the entry (whose bytes
+    stay a function of its content); same bytes put again keep it, new bytes drop it."""
+    archive = Archive(tmp_path / "archive")
+    measured = {"cpu_s": 12.34, "wall_s": 13.0, "finished": "2026-01-01T00:00:00+00:00"}
+    row = archive.put("a.entry", KEY, _arrays(0), measured=measured)
+    assert row["measured"] == measured and archive.measured("a.entry") == measured
+    assert archive.lookup("a.entry", KEY).status == VALID
+    assert (archive.root / "a.entry").read_bytes() == encode(KEY, _arrays(0))
+    archive.put("a.entry", KEY, _arrays(0))
+    assert archive.measured("a.entry") == measured
+    archive.put("a.entry", KEY, _arrays(1))
+    assert archive.measured("a.entry") is None
+    archive.record_measured({"a.entry": {"cpu_s": 1.0}})
+    assert archive.measured("a.entry") == {"cpu_s": 1.0} and archive.lookup("a.entry", KEY).status == VALID
+    with pytest.raises(KeyError, match="no entry 'b.entry'"):
+        archive.record_measured({"a.entry": {"cpu_s": 2.0}, "b.entry": {"cpu_s": 1.0}})
+    assert archive.measured("a.entry") == {"cpu_s": 1.0}  # nothing written

@@ -77,6 +77,40 @@ def test_cost_counts_a_valid_archive_entry_as_done(tmp_path, config):
     assert cost_rows(config, "demo", [])[0]["todo"] == cost_rows(config, "demo", [])[0]["shards"]
 
 
+def test_cost_times_an_archived_shard_by_its_recorded_measurement(tmp_path, config):
+    """A shard computed on another machine (no sidecar here) is timed by the CPU time its job
+    measured, which the periodic archiver put on its manifest line, and only while valid."""
+    from duelbench.archive.store import Archive
+    from duelbench.engine import shard_archive
+    from duelbench.engine.shards import run_shard
+    from duelbench.experiments import archiving
+
+    declared, _ = plans(config, "demo")
+    spec = next(s for s in declared.shards if (s.dataset, s.algorithm) == ("arxiv", "random"))
+    out = tmp_path / "co" / spec.path
+    result = run_shard(out, dataset=spec.dataset, algorithm=spec.algorithm, params=spec.params,
+                       horizon=spec.horizon, run_start=spec.run_start, run_stop=spec.run_stop, seed=spec.seed,
+                       fidelity=spec.fidelity, quiet=True)
+    archive = Archive(tmp_path / "archive")
+    row = shard_archive.archive_result(archive, result, declared.kinds)  # archived without a measurement
+    assert "measured" not in row
+    # the periodic archiver's backfill
+    archive.record_measured({row["path"]: archiving._measurement_for(archive, row["path"], str(out), lambda: None)})
+    cpu = archive.measured(row["path"])["cpu_s"]
+    assert cpu > 0 and archive.lookup(row["path"], row["key"]).status == "valid"
+
+    def arxiv_random(archive_root):
+        rows = cost_rows(config, "demo", [], archive=archive_root)
+        return next(r for r in rows if (r["panel"], r["algorithm"]) == ("arxiv", "random"))
+
+    timed = arxiv_random(tmp_path / "archive")
+    assert (timed["timed"], timed["cpu_s"]) == (1, cpu)
+    # an entry of other code is stale: its time says nothing about this code
+    archive.put(row["path"], {**row["key"], "code": "0" * 64}, shard_archive.to_arrays(result, declared.kinds),
+                measured={"cpu_s": 5.0})
+    assert arxiv_random(tmp_path / "archive")["timed"] == 0
+
+
 def test_cost_reads_the_first_root_with_this_codes_sidecar(tmp_path, config):
     declared, _ = plans(config, "demo")
     spec = next(s for s in declared.shards if (s.dataset, s.algorithm) == ("sushi", "dts"))

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from duelbench.provenance.integrity import REJECTED, set_aside
 
@@ -82,6 +83,15 @@ class EntrySources:
 
     def status(self, item) -> str:
         return self.lookup(item).status
+
+    def measured_cpu_s(self, item) -> float | None:
+        """The CPU seconds the job that computed ``item``'s valid entry measured (None: the entry
+        is not valid for this code, or its manifest line records no measurement)."""
+        found, _, entry = self.resolved(item)
+        if found.status != VALID:
+            return None
+        measured = self.archive.measured(str(Path(entry).relative_to(self.archive.root)))
+        return None if measured is None else float(measured["cpu_s"])
 
     def source(self, item) -> str:
         """The file the item is read from: the archive entry if valid, else its results file."""

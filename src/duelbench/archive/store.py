@@ -2,7 +2,12 @@
 
 ``<root>/MANIFEST.jsonl`` has one line per entry, sorted by path (small, readable git diffs)::
 
-    {"path": "<relative path>", "key": {...}, "sha256": "<hex>", "bytes": N}
+    {"path": "<relative path>", "key": {...}, "sha256": "<hex>", "bytes": N, "measured": {...}}
+
+``measured`` (optional) is what the job that computed the entry measured, from its provenance
+sidecar: ``cpu_s`` and ``wall_s`` (4 significant digits) and ``finished`` (UTC).  It is not part
+of the key and never read as a result; it keeps the compute of every archived shard costable
+(``duelbench cost``) after the machine that ran it and its sidecars are gone.
 
 An entry is found by its *path* (the job's identity: what it computes) and used only if its
 *key* (everything the content depends on: the identity plus the code and lock hashes) equals the
@@ -132,8 +137,13 @@ class Archive:
             return Lookup(TAMPERED, reason=f"{file}: the key inside the entry differs from the manifest")
         return Lookup(VALID, arrays=arrays)
 
-    def put(self, path: str, key: Mapping, arrays: Mapping[str, np.ndarray]) -> dict:
-        """Write the entry at ``path`` (replacing any older one) and its manifest line."""
+    def put(self, path: str, key: Mapping, arrays: Mapping[str, np.ndarray],
+            measured: Mapping | None = None) -> dict:
+        """Write the entry at ``path`` (replacing any older one) and its manifest line.
+
+        ``measured``: what the job that computed ``arrays`` measured (see the module doc);
+        without it, the measurement of an older line with the same bytes is kept.
+        """
         if os.path.isabs(path) or ".." in Path(path).parts:
             raise ValueError(f"archive paths are relative and inside the archive, got {path!r}")
         data = encode(key, arrays)
@@ -141,9 +151,32 @@ class Archive:
         with self._locked():
             atomic_write_bytes(self.root / path, data)
             rows = self.manifest()
+            old = rows.get(path, {})
+            if measured is None and old.get("sha256") == row["sha256"]:
+                measured = old.get("measured")
+            if measured is not None:
+                row["measured"] = dict(measured)
             rows[path] = json.loads(canonical(row))
             self._write_manifest(rows)
         return row
+
+    def record_measured(self, measured: Mapping[str, Mapping]) -> None:
+        """Attach measurements (entry path -> measurement) to the manifest lines of existing
+        entries, in one write of the manifest (their files unchanged)."""
+        if not measured:
+            return
+        with self._locked():
+            rows = self.manifest()
+            missing = sorted(set(measured) - set(rows))
+            if missing:
+                raise KeyError(f"{self.manifest_path}: no entry {missing[0]!r} to attach a measurement to")
+            for path, m in measured.items():
+                rows[path] = json.loads(canonical({**rows[path], "measured": dict(m)}))
+            self._write_manifest(rows)
+
+    def measured(self, path: str) -> dict | None:
+        """The measurement on the manifest line of ``path`` (None: none recorded)."""
+        return self._rows().get(path, {}).get("measured")
 
     def remove(self, paths) -> None:
         """Drop entries (files and manifest lines)."""

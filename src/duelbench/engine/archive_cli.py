@@ -24,7 +24,7 @@ from duelbench.algorithms.registry import source_hash
 from duelbench.archive.store import VALID, Archive, Lookup
 from duelbench.data.errors import DataError
 from duelbench.provenance.codehash import PACKAGE_ROOT, lock_hash
-from duelbench.provenance.sidecar import code_mismatches, file_sha256, read_sidecar
+from duelbench.provenance.sidecar import code_mismatches, file_sha256, read_sidecar, run_measurement
 
 from . import shard_archive
 from .result import RECORDED_KINDS
@@ -61,7 +61,7 @@ def _add(args) -> int:
     for path in args.shards:
         result = load_shards([path])
         computed_here(path, result.algorithm)
-        row = shard_archive.archive_result(archive, result, args.kinds)
+        row = shard_archive.archive_result(archive, result, args.kinds, run_measurement(path))
         print(f"{path} -> {row['path']} ({row['bytes']} bytes)")
     return 0
 

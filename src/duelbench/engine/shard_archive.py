@@ -120,12 +120,14 @@ def from_arrays(key: dict, arrays: dict[str, np.ndarray]) -> SimulationResult:
     )
 
 
-def archive_result(archive: Archive, result: SimulationResult, kinds: Iterable[str]) -> dict:
-    """Put a computed shard into ``archive``; returns its manifest line."""
+def archive_result(archive: Archive, result: SimulationResult, kinds: Iterable[str],
+                   measured: dict | None = None) -> dict:
+    """Put a computed shard into ``archive`` (``measured``: its job's CPU time, see
+    :meth:`Archive.put`); returns its manifest line."""
     key = key_of_result(result, kinds)
     path = entry_path(result.dataset, result.algorithm, result.params, result.horizon, key["runs"][0],
                       key["runs"][1], result.seed)
-    return archive.put(path, key, to_arrays(result, kinds))
+    return archive.put(path, key, to_arrays(result, kinds), measured=measured)
 
 
 def lookup_shard(archive: Archive, dataset: str, algorithm: str, params: dict, horizon: int, run_start: int,

@@ -14,7 +14,8 @@ exist: a simulation shard with the union of the regret kinds of the experiments 
 a sample shard with all its columns.  A shard computed by other code or under another
 ``requirements.lock`` (e.g. one a running build has yet to recompute) is not archived: the others
 are, the refused ones are listed on stderr and the exit status is 1; an entry already valid is
-left as it is.
+left as it is, except that the CPU time its shard's sidecar measured is added to its manifest
+line when the line has none (:meth:`duelbench.archive.store.Archive.record_measured`).
 A long build runs this periodically (``workflow/scripts/archive_finished_shards.sh``) and
 commits ``archive/``, so a build stopped on one machine resumes on another.
 """
@@ -25,7 +26,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from duelbench.archive.store import VALID, Archive
 from duelbench.engine import shard_archive
@@ -33,11 +34,12 @@ from duelbench.engine import archive_cli
 from duelbench.engine.archive_cli import computed_here
 from duelbench.engine.shard_sources import ShardSources
 from duelbench.engine.shards import load_shards
+from duelbench.provenance.sidecar import run_measurement
 
 from duelbench.config.files import CHECKOUT, DEFAULT_CONFIG, checkout_config
 from .contract import configured
 from .planning import plan, plans
-from .samples import KIND as SAMPLES, SampleSources, archive_sample_shards, entry_path, lookup_entry
+from .samples import KIND as SAMPLES, SampleSources, archive_sample_shards, entry_path, lookup_entry, refusal
 
 #: The fidelities whose shards the archive holds: the paper-fidelity figures, and the quick
 #: build of every paper that CI runs (``tests/test_replication_quick.py``). Smoke shards take
@@ -60,16 +62,36 @@ def planned(config: Mapping) -> tuple[dict, dict, list]:
     return specs, kinds, samples
 
 
+def _measurement_for(archive: Archive, entry: str, results_path: str,
+                     why_not: Callable[[], str | None]) -> dict | None:
+    """The measurement of the finished results file that a valid ``entry`` holds, to add to the
+    entry's manifest line: None if the line has one, or ``why_not()`` finds a reason the file is
+    not this code's (other code, another lock file, bytes its sidecar does not record)."""
+    if archive.measured(entry) is not None:
+        return None
+    measured = run_measurement(results_path)
+    return measured if measured is not None and why_not() is None else None
+
+
+def _not_computed_here(path: str, algorithm: str) -> str | None:
+    try:
+        computed_here(path, algorithm)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[int, int, list[str]]:
     """Archive every finished planned shard.
 
     Returns (simulation shards added, sample shards added, refusals): a finished shard computed
     by other code or under another lock file (e.g. one a running build has yet to recompute) is
-    not archived, and its reason is listed; every other shard still is.
+    not archived, and its reason is listed; every other shard still is.  A shard already valid
+    in the archive only gets its measured CPU time on its manifest line, if it has none.
     """
     archive = Archive(archive_root)
     specs, kinds, samples = planned(config)
-    added, refused = 0, []
+    added, refused, measured = 0, [], {}
     for path, spec in sorted(specs.items()):
         if not (os.path.isfile(path) and os.path.isfile(path + ".json")):
             continue
@@ -77,6 +99,9 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
         found, _ = shard_archive.lookup_shard(archive, spec.dataset, spec.algorithm, spec.params, spec.horizon,
                                               spec.run_start, spec.run_stop, spec.seed, want)
         if found.status == VALID:
+            entry = shard_archive.entry_path(spec.dataset, spec.algorithm, spec.params, spec.horizon,
+                                             spec.run_start, spec.run_stop, spec.seed)
+            measured[entry] = _measurement_for(archive, entry, path, lambda: _not_computed_here(path, spec.algorithm))
             continue
         try:
             result = load_shards([path])
@@ -84,12 +109,15 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
         except ValueError as exc:
             refused.append(str(exc))
             continue
-        shard_archive.archive_result(archive, result, want)
+        shard_archive.archive_result(archive, result, want, run_measurement(path))
         added += 1
     sources = SampleSources(archive_root)
     added_samples = 0
     for s in samples:
-        if not (os.path.isfile(s.path) and os.path.isfile(s.path + ".json")) or sources.status(s) == VALID:
+        if not (os.path.isfile(s.path) and os.path.isfile(s.path + ".json")):
+            continue
+        if sources.status(s) == VALID:
+            measured[entry_path(s)] = _measurement_for(archive, entry_path(s), s.path, lambda: refusal(s))
             continue
         try:
             archive_sample_shards(archive_root, [s])
@@ -97,7 +125,9 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
             refused.append(str(exc))
             continue
         added_samples += 1
+    archive.record_measured({e: m for e, m in measured.items() if m is not None})
     return added, added_samples, refused
+
 
 
 def unplanned(configs: Sequence[Mapping], archive_root: str | os.PathLike) -> list[str]:

@@ -12,9 +12,10 @@ This command plans the experiment at the configured fidelity, reads the sidecar 
 simulation shard and sample shard under each ``--results`` checkout (default: this one), and
 reports per group (dataset, algorithm, horizon for simulations; family for samples):
 
-* ``shards``: planned; ``timed``: those whose sidecar shows *this* code and ``requirements.lock``
-  (a shard computed by other code, or read from the results archive without a sidecar, is
-  not timed: its time says nothing about this code);
+* ``shards``: planned; ``timed``: those whose sidecar shows *this* code and ``requirements.lock``,
+  or, without such a sidecar, whose entry in the results archive is valid for this code and
+  records the CPU time its job measured (the manifest line's ``measured``; a shard computed by
+  other code is not timed: its time says nothing about this code);
 * ``cpu_s``: the CPU seconds of the timed shards; ``cpu_h``: **an extrapolation**, the mean
   CPU time of a timed shard of the group times the planned shards (NaN without a timed shard);
 * ``todo``: the planned shards still to compute, neither valid in the results archive
@@ -66,8 +67,9 @@ def _cpu_seconds(path: str, code: str, lock: str, code_field: str) -> float | No
     return float(cpu)
 
 
-def _timed(shards, roots: Sequence[str], code: str, code_field: str) -> list[float | None]:
-    """CPU seconds of each shard (None if untimed): the first root with a sidecar of ``code`` counts."""
+def _timed(shards, roots: Sequence[str], code: str, code_field: str, sources) -> list[float | None]:
+    """CPU seconds of each shard (None if untimed): the first root with a sidecar of ``code``
+    counts, else the measurement of its valid archive entry."""
     lock, out = lock_hash(), []
     for shard in shards:
         cpu = None
@@ -75,6 +77,8 @@ def _timed(shards, roots: Sequence[str], code: str, code_field: str) -> list[flo
             cpu = _cpu_seconds(os.path.join(root, shard.path), code, lock, code_field)
             if cpu is not None:
                 break
+        if cpu is None and sources.archive is not None:
+            cpu = sources.measured_cpu_s(shard)
         out.append(cpu)
     return out
 
@@ -82,7 +86,7 @@ def _timed(shards, roots: Sequence[str], code: str, code_field: str) -> list[flo
 def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code: str, code_field: str,
          sources) -> dict:
     """One group's row; ``code``: this checkout's code hash of the group (one algorithm or family)."""
-    times = _timed(shards, roots, code, code_field)
+    times = _timed(shards, roots, code, code_field, sources)
     found = [c for c in times if c is not None]
     todo = sum(1 for sh, c in zip(shards, times) if c is None and sources.status(sh) != VALID)
     per = sum(found) / len(found) / 3600 if found else math.nan

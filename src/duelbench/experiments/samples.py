@@ -39,7 +39,8 @@ from duelbench.data.errors import DataError
 from duelbench.engine.shard_archive import matrix_sha256
 from duelbench.provenance.codehash import PROVENANCE, closure_hash, lock_hash
 from duelbench.provenance.integrity import FIX, ResultsFileError, read_verified
-from duelbench.provenance.sidecar import atomic_write, code_mismatches, file_sha256, read_sidecar, write_sidecar
+from duelbench.provenance.sidecar import (atomic_write, code_mismatches, file_sha256, read_sidecar, run_measurement,
+                                         write_sidecar)
 
 from duelbench.config import ConfigError
 from duelbench.provenance.joblog import log_to
@@ -242,7 +243,8 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
         reason = refusal(shard)
         if reason is not None:
             raise ValueError(reason)
-        rows.append(archive.put(entry_path(shard), sample_key(shard), _read_columns(shard)))
+        rows.append(archive.put(entry_path(shard), sample_key(shard), _read_columns(shard),
+                                measured=run_measurement(shard.path)))
     return rows
 
 

@@ -276,6 +276,24 @@ def read_sidecar(output_path: str | os.PathLike) -> dict[str, Any]:
         return json.load(f)
 
 
+def run_measurement(output_path: str | os.PathLike) -> dict[str, Any] | None:
+    """What the job that wrote ``output_path`` measured, as the results archive keeps it
+    (:mod:`duelbench.archive.store`): ``cpu_s`` and ``wall_s`` to 4 significant digits and
+    ``finished``; None without a sidecar or a recorded CPU time."""
+    try:
+        run = read_sidecar(output_path).get("run", {})
+    except (FileNotFoundError, ValueError):
+        return None
+    if run.get("cpu_time_s") is None:
+        return None
+    out = {"cpu_s": float(f"{run['cpu_time_s']:.4g}")}
+    if run.get("wall_time_s") is not None:
+        out["wall_s"] = float(f"{run['wall_time_s']:.4g}")
+    if run.get("finished"):
+        out["finished"] = run["finished"]
+    return out
+
+
 def code_mismatches(content: Mapping[str, Any], code_field: str, code: str, lock: str) -> list[str]:
     """Which of ``code_field`` and ``lock_hash`` in a sidecar's ``content["extra"]`` differ from
     ``code`` and ``lock`` (this checkout's code hash and ``requirements.lock`` hash); empty when the
