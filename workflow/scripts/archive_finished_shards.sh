@@ -7,7 +7,9 @@
 #
 #   workflow/scripts/archive_finished_shards.sh [CHECKOUT] [ARCHIVE]
 #
-# Entries already valid are left alone; a re-archived shard is byte-identical (git sees no change).
+# Entries already valid are left alone, except that the CPU time a shard's sidecar measured is
+# added to the entry's manifest line if the line has none (`duelbench cost` reads it); a
+# re-archived shard is byte-identical (git sees no change).
 set -euo pipefail
 CHECKOUT=$(cd "${1:-.}" && pwd -P)
 ARCHIVE=${2:-${CHECKOUT}/archive}

@@ -6,6 +6,7 @@
     duelbench cost wu2016 --readings                # plus what each reading variant adds
     duelbench cost wu2016 --results ../fill --csv cost.csv
     duelbench cost wu2016 --archive off             # every shard counts as still to compute
+    duelbench cost wu2016 --readings --time-missing # first time 3 shards of each group with fewer
 
 Every shard the workflow computes has a provenance sidecar with its CPU time (``run.cpu_time_s``).
 This command plans the experiment at the configured fidelity, reads the sidecar of each planned
@@ -24,7 +25,8 @@ reports per group (dataset, algorithm, horizon for simulations; family for sampl
   resumed build has to go.
 
 Panel lines sum ``cpu_h`` and ``todo_cpu_h`` over a dataset's timed groups and count the
-untimed ones (a sample family is its own panel). With
+untimed ones (a sample family is its own panel); ``--time-missing`` first computes a few shards
+of each group with fewer timed ones (:func:`time_untimed`), so that every group is costed. With
 ``--readings``, each reading variant lists only the shards its declared reading does not
 already plan (what it adds). Timings depend on the host: measurements, never results.
 """
@@ -95,16 +97,16 @@ def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, r
             "todo": todo, "todo_cpu_h": per * todo if todo else 0.0}
 
 
-def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), readings: bool = False,
-              archive: str | os.PathLike | None = None) -> list[dict]:
-    """One row per (reading, group) of ``experiment``'s planned shards (see the module doc);
-    ``archive``: the results archive folder (None: no archive, every untimed shard is to do)."""
+def _groups(config: Mapping, experiment: str, readings: bool, archive) -> list[tuple]:
+    """``(reading, kind, panel, algorithm, horizon, shards, code, code_field, sources)`` per group
+    of ``experiment``'s planned shards (a reading variant: only the shards it adds)."""
     if experiment not in configured(config):
         raise LookupError(f"no experiment {experiment!r} in the configuration "
                           f"(configured: {', '.join(configured(config))})")
     declared, variants = plans(config, experiment)
     chosen = [("declared", declared)] + (sorted(variants.items()) if readings else [])
-    rows, seen = [], set()
+    groups, seen = [], set()
+    sample_sources = SampleSources(archive)
     for reading, p in chosen:
         sims: dict[tuple, list] = {}
         for spec in p.shards:
@@ -116,14 +118,56 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
                 fams.setdefault(shard.family, []).append(shard)
         seen.update(s.path for s in p.shards)
         seen.update(s.path for s in p.samples)
-        sample_sources = SampleSources(archive)
         for (dataset, alg, horizon), specs in sorted(sims.items()):
-            rows.append(_row(reading, "simulation", dataset, alg, horizon, specs, roots, source_hash(alg),
-                             "source_hash", ShardSources(archive, p.kinds_of(specs[0]))))
+            groups.append((reading, "simulation", dataset, alg, horizon, specs, source_hash(alg), "source_hash",
+                           ShardSources(archive, p.kinds_of(specs[0]))))
         for family, shards in sorted(fams.items()):
             code = function_code_hash(shards[0].experiment, shards[0].function)  # one function per family
-            rows.append(_row(reading, "samples", family, "", "", shards, roots, code, "code_hash", sample_sources))
-    return rows
+            groups.append((reading, "samples", family, "", "", shards, code, "code_hash", sample_sources))
+    return groups
+
+
+def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), readings: bool = False,
+              archive: str | os.PathLike | None = None) -> list[dict]:
+    """One row per (reading, group) of ``experiment``'s planned shards (see the module doc);
+    ``archive``: the results archive folder (None: no archive, every untimed shard is to do)."""
+    return [_row(reading, kind, panel, alg, horizon, shards, roots, code, field, sources)
+            for reading, kind, panel, alg, horizon, shards, code, field, sources
+            in _groups(config, experiment, readings, archive)]
+
+
+def time_untimed(config: Mapping, experiment: str, root: str, readings: bool = False,
+                 archive: str | os.PathLike | None = None, per_group: int = 3) -> list[str]:
+    """Compute, under ``root``, shards of each group that has fewer than ``per_group`` timed
+    shards (all of a smaller group), as their workflow jobs would (results file and sidecar), so
+    that every group is costed; returns the paths written.
+
+    The shards are spread evenly over the group's plan (first, middle, last for 3), since the
+    shards of a group need not cost the same (e.g. a sample family whose shards are its K values).
+    Archiving them afterwards (``workflow/scripts/archive_finished_shards.sh``) records their
+    measurement on the lines of the entries they reproduce.
+    """
+    from duelbench.engine.shards import run_shard
+    from .samples import run_sample_shard
+
+    written = []
+    for _, kind, _, _, _, shards, code, field, sources in _groups(config, experiment, readings, archive):
+        times = _timed(shards, [root], code, field, sources)
+        missing = min(per_group, len(shards)) - sum(c is not None for c in times)
+        spread = sorted({round(i * (len(shards) - 1) / max(per_group - 1, 1)) for i in range(per_group)})
+        for i in [i for i in spread if times[i] is None][:max(missing, 0)]:
+            shard = shards[i]
+            out = os.path.join(root, shard.path)
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            print(f"timing {out}", file=sys.stderr, flush=True)
+            if kind == "simulation":
+                run_shard(out, dataset=shard.dataset, algorithm=shard.algorithm, params=shard.params,
+                          horizon=shard.horizon, run_start=shard.run_start, run_stop=shard.run_stop,
+                          seed=shard.seed, fidelity=shard.fidelity, quiet=True)
+            else:
+                run_sample_shard(out, shard.job_params())
+            written.append(out)
+    return written
 
 
 def panel_totals(rows: Sequence[Mapping]) -> list[dict]:
@@ -160,11 +204,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the results archive whose valid entries are done ('off': none)")
     parser.add_argument("--readings", action="store_true", help="also what each reading variant adds")
     parser.add_argument("--csv", help="write the per-group table here as well")
+    parser.add_argument("--time-missing", type=int, nargs="?", const=3, default=0, metavar="N",
+                        help="first compute, under the first --results checkout, shards of each group with fewer "
+                             "than N (default 3) timed shards, spread over the group, so that every group is costed")
     args = parser.parse_args(argv)
     archive = None if args.archive.strip().lower() in OFF else args.archive
     try:
         config = checkout_config(args.config, fidelity=args.fidelity)
-        rows = cost_rows(config, args.experiment, args.results or [str(CHECKOUT)], args.readings, archive)
+        roots = args.results or [str(CHECKOUT)]
+        if args.time_missing:
+            time_untimed(config, args.experiment, roots[0], args.readings, archive, args.time_missing)
+        rows = cost_rows(config, args.experiment, roots, args.readings, archive)
     except LookupError as exc:
         print(f"duelbench cost: error: {exc.args[0]}", file=sys.stderr)
         return 2
