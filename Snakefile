@@ -57,6 +57,7 @@ if workflow.is_main_process and (
 # through and its errors name no file. Each layer's keys win over the fidelity's overrides, and
 # every problem names its file (workflow/rules/common.smk: duelbench.config.files.resolve_config).
 import duelbench.config.files as dbc_files
+from duelbench.provenance.jobenv import job_environment
 
 try:
     USER_LAYERS = dbc_files.command_line_layers(
@@ -70,13 +71,7 @@ except dbc_files.ConfigError as _exc:
 # Job environment, inherited by every job: one thread per job (so --cores N means N busy
 # cores), and the numba cache inside the checkout (filled once by the warmup_numba rule).
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(CHECKOUT, ".numba_cache"))
-for _var in (
-    "NUMBA_NUM_THREADS",
-    "OMP_NUM_THREADS",
-    "OPENBLAS_NUM_THREADS",
-    "MKL_NUM_THREADS",
-):
-    os.environ[_var] = "1"
+os.environ.update(job_environment())
 os.environ.setdefault("MPLBACKEND", "Agg")
 
 

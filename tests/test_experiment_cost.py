@@ -111,26 +111,36 @@ def test_cost_times_an_archived_shard_by_its_recorded_measurement(tmp_path, conf
     assert arxiv_random(tmp_path / "archive")["timed"] == 0
 
 
-def test_time_missing_times_spread_shards_of_each_group_with_too_few(tmp_path, config):
+def test_time_missing_times_spread_shards_of_each_group_with_too_few(tmp_path, config, monkeypatch):
     """``--time-missing`` computes shards of every group with fewer than ``per_group`` timed ones
-    (first and last for 2), and only what is missing: afterwards every group is costed."""
-    from duelbench.experiments.cost import time_untimed
+    (first and last for 2), each as a one-thread job process, and only what is missing:
+    afterwards every group is costed. (Two of the demo's panels, to keep the test short.)"""
+    from duelbench.experiments import cost
 
+    every = cost._groups
+    monkeypatch.setattr(cost, "_groups", lambda *a: [g for g in every(*a) if g[2] in ("sushi", "multisol")])
     declared, _ = plans(config, "demo")
     group = [s for s in declared.shards if (s.dataset, s.algorithm) == ("sushi", "dts")]
     assert len(group) >= 2
     _timed_shard(tmp_path, group[0], 7.0)
-    written = time_untimed(config, "demo", str(tmp_path), per_group=2)
+    written = cost.time_untimed(config, "demo", str(tmp_path), per_group=2)
     assert str(tmp_path / group[0].path) not in written and str(tmp_path / group[-1].path) in written
     sizes = {}
     for s in declared.shards:
-        sizes[(s.dataset, s.algorithm, s.horizon)] = sizes.get((s.dataset, s.algorithm, s.horizon), 0) + 1
-    for s in declared.samples:
-        sizes[s.family] = sizes.get(s.family, 0) + 1
+        if s.dataset in ("sushi", "multisol"):
+            sizes[(s.dataset, s.algorithm, s.horizon)] = sizes.get((s.dataset, s.algorithm, s.horizon), 0) + 1
     assert len(written) == sum(min(2, n) for n in sizes.values()) - 1
-    rows = cost_rows(config, "demo", [str(tmp_path)])
-    assert all(r["timed"] == min(2, r["shards"]) for r in rows)
-    assert time_untimed(config, "demo", str(tmp_path), per_group=2) == []
+    rows = cost.cost_rows(config, "demo", [str(tmp_path)])
+    assert rows and all(r["timed"] == min(2, r["shards"]) for r in rows)
+    assert cost.time_untimed(config, "demo", str(tmp_path), per_group=2) == []
+
+
+def test_a_job_environment_runs_one_thread():
+    from duelbench.provenance.jobenv import ONE_THREAD_VARIABLES, job_environment
+
+    env = job_environment({"PATH": "/bin", "OPENBLAS_NUM_THREADS": "8"})
+    assert env["PATH"] == "/bin" and all(env[v] == "1" for v in ONE_THREAD_VARIABLES)
+    assert "OPENBLAS_NUM_THREADS" in ONE_THREAD_VARIABLES
 
 
 def test_cost_reads_the_first_root_with_this_codes_sidecar(tmp_path, config):

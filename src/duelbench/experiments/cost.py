@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 
@@ -47,6 +48,7 @@ from duelbench.archive.store import VALID
 from duelbench.config.files import CHECKOUT, checkout_config, DEFAULT_CONFIG
 from duelbench.engine.shard_sources import ShardSources
 from duelbench.provenance.codehash import lock_hash
+from duelbench.provenance.jobenv import job_environment
 from duelbench.provenance.sidecar import atomic_write_text, code_mismatches, read_sidecar
 
 from .contract import configured
@@ -140,32 +142,27 @@ def time_untimed(config: Mapping, experiment: str, root: str, readings: bool = F
                  archive: str | os.PathLike | None = None, per_group: int = 3) -> list[str]:
     """Compute, under ``root``, shards of each group that has fewer than ``per_group`` timed
     shards (all of a smaller group), as their workflow jobs would (results file and sidecar), so
-    that every group is costed; returns the paths written.
+    that every group is costed; returns the paths written.  Each shard is its own process in the
+    workflow's job environment (:func:`~duelbench.provenance.jobenv.job_environment`: one
+    thread, so that BLAS threads spinning beside other jobs do not inflate its CPU time).
 
     The shards are spread evenly over the group's plan (first, middle, last for 3), since the
     shards of a group need not cost the same (e.g. a sample family whose shards are its K values).
     Archiving them afterwards (``workflow/scripts/archive_finished_shards.sh``) records their
     measurement on the lines of the entries they reproduce.
     """
-    from duelbench.engine.shards import run_shard
-    from .samples import run_sample_shard
-
     written = []
     for _, kind, _, _, _, shards, code, field, sources in _groups(config, experiment, readings, archive):
         times = _timed(shards, [root], code, field, sources)
         missing = min(per_group, len(shards)) - sum(c is not None for c in times)
         spread = sorted({round(i * (len(shards) - 1) / max(per_group - 1, 1)) for i in range(per_group)})
         for i in [i for i in spread if times[i] is None][:max(missing, 0)]:
-            shard = shards[i]
-            out = os.path.join(root, shard.path)
+            out = os.path.join(root, shards[i].path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
             print(f"timing {out}", file=sys.stderr, flush=True)
-            if kind == "simulation":
-                run_shard(out, dataset=shard.dataset, algorithm=shard.algorithm, params=shard.params,
-                          horizon=shard.horizon, run_start=shard.run_start, run_stop=shard.run_stop,
-                          seed=shard.seed, fidelity=shard.fidelity, quiet=True)
-            else:
-                run_sample_shard(out, shard.job_params())
+            command = "simulate" if kind == "simulation" else "sample"
+            subprocess.run([sys.executable, "-m", "duelbench.job_main", command, out, shards[i].job_params()],
+                           env=job_environment(), check=True, stdout=subprocess.DEVNULL)
             written.append(out)
     return written
 
