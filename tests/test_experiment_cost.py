@@ -123,7 +123,7 @@ def test_time_missing_times_spread_shards_of_each_group_with_too_few(tmp_path, c
     group = [s for s in declared.shards if (s.dataset, s.algorithm) == ("sushi", "dts")]
     assert len(group) >= 2
     _timed_shard(tmp_path, group[0], 7.0)
-    written = cost.time_untimed(config, "demo", str(tmp_path), per_group=2)
+    written = cost.time_untimed(config, "demo", [str(tmp_path)], per_group=2)
     assert str(tmp_path / group[0].path) not in written and str(tmp_path / group[-1].path) in written
     sizes = {}
     for s in declared.shards:
@@ -132,7 +132,7 @@ def test_time_missing_times_spread_shards_of_each_group_with_too_few(tmp_path, c
     assert len(written) == sum(min(2, n) for n in sizes.values()) - 1
     rows = cost.cost_rows(config, "demo", [str(tmp_path)])
     assert rows and all(r["timed"] == min(2, r["shards"]) for r in rows)
-    assert cost.time_untimed(config, "demo", str(tmp_path), per_group=2) == []
+    assert cost.time_untimed(config, "demo", [str(tmp_path)], per_group=2) == []
 
 
 def test_a_job_environment_runs_one_thread():

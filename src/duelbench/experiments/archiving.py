@@ -129,7 +129,6 @@ def archive_finished(config: Mapping, archive_root: str | os.PathLike) -> tuple[
     return added, added_samples, refused
 
 
-
 def unplanned(configs: Sequence[Mapping], archive_root: str | os.PathLike) -> list[str]:
     """Archive entries no plan of any of ``configs`` (one per archived fidelity; declared
     readings and reading variants) reads: e.g. after an algorithm's parameters changed, the

@@ -39,6 +39,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 import pandas as pd
 
@@ -81,27 +82,40 @@ def _timed(shards, roots: Sequence[str], code: str, code_field: str, sources) ->
             cpu = _cpu_seconds(os.path.join(root, shard.path), code, lock, code_field)
             if cpu is not None:
                 break
-        if cpu is None and sources.archive is not None:
-            cpu = sources.measured_cpu_s(shard)
+        if cpu is None:
+            cpu = sources.measured_cpu_s(shard)  # None with the archive off
         out.append(cpu)
     return out
 
 
-def _row(reading: str, kind: str, panel: str, algorithm: str, horizon, shards, roots, code: str, code_field: str,
-         sources) -> dict:
-    """One group's row; ``code``: this checkout's code hash of the group (one algorithm or family)."""
-    times = _timed(shards, roots, code, code_field, sources)
+class Group(NamedTuple):
+    """The planned shards of one (reading, dataset, algorithm, horizon) or (reading, sample
+    family), with this checkout's code hash of them and where they are read from."""
+
+    reading: str
+    kind: str
+    panel: str
+    algorithm: str
+    horizon: int | str
+    shards: list
+    code: str
+    code_field: str
+    sources: object
+
+
+def _row(g: Group, roots: Sequence[str]) -> dict:
+    """One group's row (see the module doc)."""
+    times = _timed(g.shards, roots, g.code, g.code_field, g.sources)
     found = [c for c in times if c is not None]
-    todo = sum(1 for sh, c in zip(shards, times) if c is None and sources.status(sh) != VALID)
+    todo = sum(1 for sh, c in zip(g.shards, times) if c is None and g.sources.status(sh) != VALID)
     per = sum(found) / len(found) / 3600 if found else math.nan
-    return {"reading": reading, "kind": kind, "panel": panel, "algorithm": algorithm, "horizon": horizon,
-            "shards": len(shards), "timed": len(found), "cpu_s": sum(found), "cpu_h": per * len(shards),
+    return {"reading": g.reading, "kind": g.kind, "panel": g.panel, "algorithm": g.algorithm, "horizon": g.horizon,
+            "shards": len(g.shards), "timed": len(found), "cpu_s": sum(found), "cpu_h": per * len(g.shards),
             "todo": todo, "todo_cpu_h": per * todo if todo else 0.0}
 
 
-def _groups(config: Mapping, experiment: str, readings: bool, archive) -> list[tuple]:
-    """``(reading, kind, panel, algorithm, horizon, shards, code, code_field, sources)`` per group
-    of ``experiment``'s planned shards (a reading variant: only the shards it adds)."""
+def _groups(config: Mapping, experiment: str, readings: bool, archive) -> list[Group]:
+    """The groups of ``experiment``'s planned shards (a reading variant: only the shards it adds)."""
     if experiment not in configured(config):
         raise LookupError(f"no experiment {experiment!r} in the configuration "
                           f"(configured: {', '.join(configured(config))})")
@@ -121,11 +135,11 @@ def _groups(config: Mapping, experiment: str, readings: bool, archive) -> list[t
         seen.update(s.path for s in p.shards)
         seen.update(s.path for s in p.samples)
         for (dataset, alg, horizon), specs in sorted(sims.items()):
-            groups.append((reading, "simulation", dataset, alg, horizon, specs, source_hash(alg), "source_hash",
-                           ShardSources(archive, p.kinds_of(specs[0]))))
+            groups.append(Group(reading, "simulation", dataset, alg, horizon, specs, source_hash(alg), "source_hash",
+                                ShardSources(archive, p.kinds_of(specs[0]))))
         for family, shards in sorted(fams.items()):
             code = function_code_hash(shards[0].experiment, shards[0].function)  # one function per family
-            groups.append((reading, "samples", family, "", "", shards, code, "code_hash", sample_sources))
+            groups.append(Group(reading, "samples", family, "", "", shards, code, "code_hash", sample_sources))
     return groups
 
 
@@ -133,18 +147,17 @@ def cost_rows(config: Mapping, experiment: str, roots: Sequence[str] = (".",), r
               archive: str | os.PathLike | None = None) -> list[dict]:
     """One row per (reading, group) of ``experiment``'s planned shards (see the module doc);
     ``archive``: the results archive folder (None: no archive, every untimed shard is to do)."""
-    return [_row(reading, kind, panel, alg, horizon, shards, roots, code, field, sources)
-            for reading, kind, panel, alg, horizon, shards, code, field, sources
-            in _groups(config, experiment, readings, archive)]
+    return [_row(g, roots) for g in _groups(config, experiment, readings, archive)]
 
 
-def time_untimed(config: Mapping, experiment: str, root: str, readings: bool = False,
+def time_untimed(config: Mapping, experiment: str, roots: Sequence[str], readings: bool = False,
                  archive: str | os.PathLike | None = None, per_group: int = 3) -> list[str]:
-    """Compute, under ``root``, shards of each group that has fewer than ``per_group`` timed
-    shards (all of a smaller group), as their workflow jobs would (results file and sidecar), so
-    that every group is costed; returns the paths written.  Each shard is its own process in the
-    workflow's job environment (:func:`~duelbench.provenance.jobenv.job_environment`: one
-    thread, so that BLAS threads spinning beside other jobs do not inflate its CPU time).
+    """Compute, under ``roots[0]``, shards of each group that has fewer than ``per_group`` timed
+    shards (under any of ``roots`` or in the archive; all shards of a smaller group), as their
+    workflow jobs would (results file and sidecar), so that every group is costed; returns the
+    paths written.  Each shard is its own process in the workflow's job environment
+    (:func:`~duelbench.provenance.jobenv.job_environment`: one thread, so that BLAS threads
+    spinning beside other jobs do not inflate its CPU time).
 
     The shards are spread evenly over the group's plan (first, middle, last for 3), since the
     shards of a group need not cost the same (e.g. a sample family whose shards are its K values).
@@ -152,16 +165,16 @@ def time_untimed(config: Mapping, experiment: str, root: str, readings: bool = F
     measurement on the lines of the entries they reproduce.
     """
     written = []
-    for _, kind, _, _, _, shards, code, field, sources in _groups(config, experiment, readings, archive):
-        times = _timed(shards, [root], code, field, sources)
-        missing = min(per_group, len(shards)) - sum(c is not None for c in times)
-        spread = sorted({round(i * (len(shards) - 1) / max(per_group - 1, 1)) for i in range(per_group)})
+    for g in _groups(config, experiment, readings, archive):
+        times = _timed(g.shards, roots, g.code, g.code_field, g.sources)
+        missing = min(per_group, len(g.shards)) - sum(c is not None for c in times)
+        spread = sorted({round(i * (len(g.shards) - 1) / max(per_group - 1, 1)) for i in range(per_group)})
         for i in [i for i in spread if times[i] is None][:max(missing, 0)]:
-            out = os.path.join(root, shards[i].path)
+            out = os.path.join(roots[0], g.shards[i].path)
             os.makedirs(os.path.dirname(out), exist_ok=True)
             print(f"timing {out}", file=sys.stderr, flush=True)
-            command = "simulate" if kind == "simulation" else "sample"
-            subprocess.run([sys.executable, "-m", "duelbench.job_main", command, out, shards[i].job_params()],
+            command = "simulate" if g.kind == "simulation" else "sample"
+            subprocess.run([sys.executable, "-m", "duelbench.job_main", command, out, g.shards[i].job_params()],
                            env=job_environment(), check=True, stdout=subprocess.DEVNULL)
             written.append(out)
     return written
@@ -210,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = checkout_config(args.config, fidelity=args.fidelity)
         roots = args.results or [str(CHECKOUT)]
         if args.time_missing:
-            time_untimed(config, args.experiment, roots[0], args.readings, archive, args.time_missing)
+            time_untimed(config, args.experiment, roots, args.readings, archive, args.time_missing)
         rows = cost_rows(config, args.experiment, roots, args.readings, archive)
     except LookupError as exc:
         print(f"duelbench cost: error: {exc.args[0]}", file=sys.stderr)
