@@ -11,8 +11,8 @@ import pytest
 from duelbench.algorithms import dts, dts_plus, rcs
 from duelbench.stats.beta import above_half, posterior_draw, tail_cache_new
 
-#: Counts large enough that a Beta(B_ij + 1, B_ji + 1) draw lies within 0.002 of B_ij/(B_ij + B_ji),
-#: and above MAX_CACHED_COUNT: such pairs are drawn from the Beta itself, values included.
+#: Counts large enough that a Beta(B_ij + 1, B_ji + 1) draw lies within 0.002 of B_ij/(B_ij + B_ji):
+#: a pair with a share 0.501 or further from 1/2 is above 1/2 with probability 1 − 1e-80 or more.
 N = 1e6
 
 
@@ -78,7 +78,7 @@ def test_first_candidate_counts_wins_above_one_half():
     in_C = np.zeros(K, dtype=np.bool_)
     a1 = dts.first_candidate(B, np.zeros(K, dtype=np.int64), in_C, above, theta, score, tail_cache_new(K), _rng())
     assert a1 == 2 and score.tolist() == [0.0, 1.0, 2.0]
-    assert np.allclose(theta + theta.T - np.diag(np.diag(theta + theta.T)), 1.0 - np.eye(K))
+    assert all(np.isnan(theta[i, j]) for i in range(K) for j in range(K) if i != j)  # indicators only
     assert np.array_equal(above | above.T, ~np.eye(K, dtype=bool)) and not np.any(above & above.T)
 
 
@@ -93,7 +93,8 @@ def test_first_candidate_restricted_to_C():
 
 
 def test_dts_plus_draws_every_pair_and_counts_strict_wins():
-    """D-TS+ lines 7–10: θ_ij for i < j row-major, θ_ji = 1 − θ_ij, wins count θ > 1/2."""
+    """D-TS+ lines 7–10: θ_ij for i < j row-major, θ_ji = 1 − θ_ij, wins count θ > 1/2; pairs
+    compared this often are drawn as values outright (stats.beta.sample_indicators)."""
     K = 3
     B = _counts(K, {(0, 1): 0.6, (0, 2): 0.3, (1, 2): 0.45})
     theta, wins, above = np.full((K, K), 0.5), np.zeros(K), np.zeros((K, K), dtype=np.bool_)
@@ -170,9 +171,9 @@ def test_rcs_least_champion_lowest_index_on_ties():
 # numpy's Beta(1, 1) sampler (Jöhnk's algorithm, also compiled by numba) returns U/(U + V) for its
 # first two uniforms; with U = V = 1/4 the draw is exactly 1/2, the boundary of every "θ > 1/2"
 # test.  ``_half_generator`` makes those two uniforms (SFC64 with a chosen state: its first
-# outputs are a + b and (b ^ b >> 11) + 9c + 1).  Such a draw is possible only for pairs drawn
-# from the Beta (compared more than MAX_CACHED_COUNT times, where 1/2 is a probability-zero
-# event); a pair compared less often is drawn as its indicator, one uniform below P(θ > 1/2).
+# outputs are a + b and (b ^ b >> 11) + 9c + 1).  The algorithms draw no such value for a
+# decision: every indicator is one uniform below P(θ > 1/2), and a value is drawn only given its
+# side, strictly above 1/2 (stats.beta.draw_above_half draws again at exactly 1/2).
 
 _MASK = (1 << 64) - 1
 
@@ -197,8 +198,7 @@ def test_half_generator_draws_exactly_one_half():
 def test_an_unobserved_pair_is_above_half_when_its_uniform_is_below_half():
     """No comparison yet: P(θ > 1/2) = 1/2 exactly, and the uniform 1/4 decides "above"; the
     mirrored pair is then below, and no value is drawn."""
-    above, value = above_half(np.zeros((2, 2)), tail_cache_new(2), 0, 1, _half_generator())
-    assert above and np.isnan(value)
+    assert above_half(np.zeros((2, 2)), tail_cache_new(2), 0, 1, _half_generator())
     theta, wins, marks = np.zeros((2, 2)), np.zeros(2), np.zeros((2, 2), dtype=np.bool_)
     dts_plus.draw_all_pairs(np.zeros((2, 2)), marks, theta, wins, np.ones(2, dtype=np.bool_), tail_cache_new(2),
                             _half_generator())

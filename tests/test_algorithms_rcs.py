@@ -63,7 +63,7 @@ def test_sample_winner_and_its_absence():
     assert all(rcs.sample_condorcet_winner(linear, cache, rng) == 1 for _ in range(50))
     cycle = _forced_wins([(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)], 4)
     assert all(rcs.sample_condorcet_winner(cycle, tail_cache_new(4), rng) == -1 for _ in range(50))
-    # the same through the cached tails (counts below MAX_CACHED_COUNT)
+    # the same through tails summed afresh (counts below FRESH_SUM_COUNT)
     small = _forced_wins([(1, 0), (1, 2), (1, 3), (0, 2), (0, 3), (2, 3)], 4, n=2000.0)
     assert all(rcs.sample_condorcet_winner(small, cache, rng) == 1 for _ in range(50))
 

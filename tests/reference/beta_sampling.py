@@ -4,10 +4,11 @@
 so P(θ > 1/2) = P(Binomial(n, 1/2) ≤ w), here an exact rational sum rounded once to a float.
 The stream is consumed as :mod:`duelbench.stats.beta` documents it:
 
-* a pair compared at most ``MAX_CACHED_COUNT`` times: one ``rng.random()`` below that
-  probability (the indicator), no value;
-* a pair compared more often: one ``rng.beta(w + 1.0, l + 1.0)``, the value deciding the
-  indicator;
+* the indicator: one ``rng.random()`` below that probability, no value (at every count: the
+  package sums the tail afresh up to 4096 comparisons and carries it forward beyond, within a
+  few 1e-15 of the exact value);
+* D-TS+'s Phase 1 (:func:`indicator_or_value`): a pair compared more than 4096 times is drawn as
+  its value, one ``rng.beta(w + 1.0, l + 1.0)`` deciding the indicator;
 * a value given θ > 1/2: ``rng.beta`` until it exceeds 1/2 when P(θ > 1/2) ≥ 1/4 (for a value
   below 1/2, drawn as the mirror above 1/2: when 1 − P(θ_ij > 1/2) ≥ 1/4); otherwise
   ``rng.random()`` picks S given S ≤ w by inversion (terms from S = w down), then
@@ -19,10 +20,6 @@ Only the standard library is used (plus the generator passed in).
 import functools
 import math
 from fractions import Fraction
-
-#: The count above which a pair is drawn from the Beta (duelbench.stats.beta.MAX_CACHED_COUNT).
-MAX_CACHED_COUNT = 4096
-
 
 @functools.lru_cache(maxsize=None)
 def _binomial_terms(n, w):
@@ -42,13 +39,24 @@ def half_tail(w, l):
     return float(Fraction(sum(_binomial_terms(n, w)), 2 ** n))
 
 
+#: Beyond this many comparisons D-TS+'s Phase 1 draws a pair's value outright
+#: (duelbench.stats.beta.FRESH_SUM_COUNT).
+FRESH_SUM_COUNT = 4096
+
+
 def indicator(B, i, j, rng):
-    """``(above, value)`` for θ_ij ~ Beta(B[i][j] + 1, B[j][i] + 1); value None unless drawn."""
+    """1(θ_ij > 1/2) for θ_ij ~ Beta(B[i][j] + 1, B[j][i] + 1)."""
+    return rng.random() < half_tail(B[i][j], B[j][i])
+
+
+def indicator_or_value(B, i, j, rng):
+    """``(above, value)``: the value (deciding the indicator) for a pair compared more than
+    :data:`FRESH_SUM_COUNT` times, else the indicator and None."""
     w, l = B[i][j], B[j][i]
-    if w + l > MAX_CACHED_COUNT:
+    if w + l > FRESH_SUM_COUNT:
         value = rng.beta(w + 1.0, l + 1.0)
         return value > 0.5, value
-    return rng.random() < half_tail(w, l), None
+    return indicator(B, i, j, rng), None
 
 
 def draw_above_half(w, l, rng, tail=None):

@@ -29,7 +29,7 @@ indicator 1(θ > 1/2) and, where needed, its value given that side, by
   order), drawn only when n ≥ 2;
 * line 13: the indicators θ(2)_{i a(1)} > 1/2 for the arms eligible at line 14 (i ≠ a(1) with
   l_{i a(1)} ≤ 1/2), in increasing i; with two or more above 1/2, their values given θ > 1/2
-  (in increasing i; a value drawn with its indicator is kept).
+  (in increasing i).
 
 Only the standard library is used (plus the generator passed in): no ``duelbench`` helper.
 """
@@ -83,7 +83,7 @@ class ReferenceDTS:
                         above[i, j] = not above[j, i]
                         self.events["mirrored"] += 1
                     else:
-                        above[i, j] = indicator(Bc, i, j, rng)[0]
+                        above[i, j] = indicator(Bc, i, j, rng)
             votes = {i: sum(1 for j in range(K) if j != i and above[i, j]) for i in C}
             top = max(votes.values())
             ties = [i for i in C if votes[i] == top]
@@ -101,14 +101,13 @@ class ReferenceDTS:
         eligible = [i for i in range(K) if i == a1 or self._l(i, a1, log_t) <= 0.5]
         self.events["excluded"] += K - len(eligible)
         drawn = {i: indicator(Bc, i, a1, rng) for i in eligible if i != a1}
-        contenders = [i for i in sorted(drawn) if drawn[i][0]]
+        contenders = [i for i in sorted(drawn) if drawn[i]]
         if len(contenders) <= 1:
             a2 = contenders[0] if contenders else a1
         else:
             theta2 = {}
             for i in contenders:
-                value = drawn[i][1]
-                theta2[i] = value if value is not None else draw_above_half(Bc[i][a1], Bc[a1][i], rng)
+                theta2[i] = draw_above_half(Bc[i][a1], Bc[a1][i], rng)
             top = max(theta2.values())
             a2 = min(i for i in contenders if theta2[i] == top)
         if a2 == a1:

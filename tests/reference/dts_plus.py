@@ -22,8 +22,9 @@ Random stream (the order in which the compiled code draws; ``rng.beta(a, b)`` wi
 arguments for a posterior sample, ``rng.random()`` for a uniform index):
 
 * Phase 1 draws nothing when |C| = 1 (a(1) is the member of C).  Otherwise the indicator of
-  every unordered pair once, i < j, i increasing then j increasing
-  (:mod:`reference.beta_sampling`); when |A(1)| ≥ 2, the values of the rows of A(1) still
+  every unordered pair once, i < j, i increasing then j increasing (the value, for a pair
+  compared more than 4096 times: :func:`reference.beta_sampling.indicator_or_value`); when
+  |A(1)| ≥ 2, the values of the rows of A(1) still
   missing, rows in increasing i, each given its indicator's side;
 * the argmin: a uniform index ``floor(n · rng.random())`` on the n minimisers (increasing
   order), drawn only when |A(1)| ≥ 2 and n ≥ 2;
@@ -36,7 +37,7 @@ Only the standard library is used (plus the generator passed in): no ``duelbench
 
 import math
 
-from .beta_sampling import draw_given_side, indicator
+from .beta_sampling import draw_given_side, indicator_or_value
 from .driver import count_expiries
 from .dts import ReferenceDTS
 
@@ -92,7 +93,7 @@ class ReferenceDTSPlus(ReferenceDTS):
             above = [[False] * K for _ in range(K)]
             for i in range(K):
                 for j in range(i + 1, K):
-                    above[i][j], value = indicator(Bc, i, j, rng)
+                    above[i][j], value = indicator_or_value(Bc, i, j, rng)
                     above[j][i] = not above[i][j] and value != 0.5
                     if value is not None:
                         theta[i][j], theta[j][i] = value, 1.0 - value

@@ -53,10 +53,10 @@ class ReferenceRCS:
         K, W = self.K, self.W
         champion, met = 0, None
         for j in range(1, K):
-            if indicator(W, j, champion, rng)[0]:
+            if indicator(W, j, champion, rng):
                 champion, met = j, champion
         for j in range(champion):
-            if j != met and not indicator(W, champion, j, rng)[0]:
+            if j != met and not indicator(W, champion, j, rng):
                 return None
         return champion
 

@@ -36,8 +36,9 @@ Decisions
 * Phase 2 draws θ(2)_{i a(1)} only for the arms eligible at line 14 (l_{i a(1)} ≤ 1/2), in index
   order; line 13 samples every i ≠ a(1), but the other samples cannot be chosen, so the law of
   a(2) is the paper's and only the consumption of the random stream differs.
-* Pairs compared more than :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from
-  the Beta itself in both phases (the value then decides the indicator).
+* The binomial tail of a pair compared more than
+  :data:`duelbench.stats.beta.FRESH_SUM_COUNT` times is carried forward from its cached value
+  (:func:`duelbench.stats.beta.cached_tail`), so both phases draw indicators at every count.
 * "x/0 := 1" and ln t with t = 1, 2, … as in :mod:`duelbench.stats.bounds`.
 * Self-comparisons are not counted (the paper increments the unused diagonal B_aa).
 """
@@ -120,11 +121,10 @@ def second_candidate(B, beats, a1, cache, values, rng):
         values[i] = np.nan
         if i == a1 or beats[i, a1] == 1:
             continue
-        is_above, value = above_half(B, cache, i, a1, rng)
-        if is_above:
+        if above_half(B, cache, i, a1, rng):
             n_above += 1
             last = i
-            values[i] = value if not math.isnan(value) else -1.0
+            values[i] = -1.0
     if n_above <= 1:
         return last
     best = 0.5
@@ -132,7 +132,7 @@ def second_candidate(B, beats, a1, cache, values, rng):
     for i in range(B.shape[0]):
         if math.isnan(values[i]):
             continue
-        th = values[i] if values[i] > 0.0 else draw_above_half(B[i, a1], B[a1, i], cache[0][i, a1], rng)
+        th = draw_above_half(B[i, a1], B[a1, i], cache[0][i, a1], rng)
         if th > best:
             best = th
             a2 = i

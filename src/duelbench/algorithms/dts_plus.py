@@ -50,8 +50,10 @@ Decisions
   i ∈ A(1), so they are drawn only when |A(1)| ≥ 2 and only in the rows of A(1), each from its
   law given the side of 1/2 its indicator fell on
   (:func:`duelbench.stats.beta.draw_given_side`).  (indicator, value) then has the law of
-  (1(θ > 1/2), θ) for every pair, so the law of a(1) is the paper's.  Pairs compared more than
-  :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from the Beta at once.
+  (1(θ > 1/2), θ) for every pair, so the law of a(1) is the paper's.  A pair compared more than
+  :data:`duelbench.stats.beta.FRESH_SUM_COUNT` times is drawn as its value outright (the value
+  decides the indicator): given its side it would cost one Beta draw per side on average, and
+  with |A(1)| ≥ 2 most values are needed.
   When |C| = 1, a(1) is the single member of C (D-TS+ and D-TS agree) and no sample is drawn,
   as in D-TS: the samples could not change a(1), so the law of (a(1), a(2)) is the paper's.
 * Phase 2, the confidence bounds, "x/0 := 1", ln t with t = 1, 2, … and the uncounted
@@ -108,7 +110,7 @@ def draw_all_pairs(B, above, theta, wins, all_rows, cache, rng):
     """Lines 7–10 for every pair, indicators first (:func:`duelbench.stats.beta.sample_indicators`
     over all rows: θ(1)_ij for i < j in row-major order, θ(1)_ji = 1 − θ(1)_ij); ``theta``
     holds a value where one was drawn (NaN elsewhere); ``wins[i] = Σ_{j≠i} 1(θ(1)_ij > 1/2)``."""
-    sample_indicators(B, cache, all_rows, above, theta, rng)
+    sample_indicators(B, cache, all_rows, above, theta, rng, True)
     K = B.shape[0]
     for i in range(K):
         wins[i] = 0.0

@@ -26,8 +26,8 @@ Decisions
   it was not compared with — K − 1 to 2K − 3 pairs instead of K(K − 1)/2, each sampled once.
   A sample enters only through θ_ij > 1/2, drawn as that indicator
   (:func:`duelbench.stats.beta.above_half`: one uniform against the binomial tail of the
-  Beta(W_ij + 1, W_ji + 1) posterior, cached until the pair is compared again; pairs compared
-  more than :data:`duelbench.stats.beta.MAX_CACHED_COUNT` times are drawn from the Beta).
+  Beta(W_ij + 1, W_ji + 1) posterior, cached until the pair is compared again and carried forward beyond
+  :data:`duelbench.stats.beta.FRESH_SUM_COUNT` comparisons).
 * Sample comparisons are strict: c is the sample's Condorcet winner iff θ_cj > 1/2 for every
   j ≠ c (as in the C++ code; another public implementation also compares strictly).  "≥" would
   differ only when a draw is exactly 1/2, an event of probability about 2⁻⁵³ per draw; the
@@ -86,11 +86,11 @@ def sample_condorcet_winner(W, cache, rng):
     champion = 0
     beaten = -1  # the champion the current one took over from: their pair is already sampled
     for j in range(1, K):
-        if above_half(W, cache, j, champion, rng)[0]:
+        if above_half(W, cache, j, champion, rng):
             beaten = champion
             champion = j
     for j in range(champion):
-        if j != beaten and not above_half(W, cache, champion, j, rng)[0]:
+        if j != beaten and not above_half(W, cache, champion, j, rng):
             return -1
     return champion
 

@@ -20,11 +20,31 @@ Where the value of θ is needed after all, it is drawn from its law given the si
 on (:func:`draw_above_half`), so (indicator, value) has exactly the law of (1(θ > 1/2), θ).
 
 Numerical exactness: the Beta sampler computes θ in floating point, and the indicator's
-probability is computed in floating point too: its absolute error is below 1e-15, a few cells
+probability is computed in floating point too: up to :data:`FRESH_SUM_COUNT` comparisons its
+absolute error is below 1e-15, a few cells
 of the 2⁻⁵³ grid of the uniform draw that decides it, and its relative error below 2e-13
 wherever it exceeds 1e-20 (``tests/test_stats_beta.py`` checks both against exact rational
-sums).  A pair compared more than :data:`MAX_CACHED_COUNT` times is drawn
-from the Beta as before (the tail's cost grows as the square root of the count).
+sums).
+
+Large counts (:func:`cached_tail`).  Summing the tail afresh costs about 4.5 √n terms, too much to
+repeat at every change of a pair compared n = 10^5–10^7 times (the T = 10^7 panels).  Up to
+:data:`FRESH_SUM_COUNT` comparisons the tail is summed afresh whenever the pair's count has
+changed; beyond, it is carried forward from the cached value by the exact recurrences of one more
+comparison, with N = wins + losses + 1 and p(N, k) = P(Binomial(N, 1/2) = k):
+
+    a win of i:   P(θ > 1/2 | wins + 1, losses) = P(θ > 1/2 | wins, losses) + p(N, wins + 1) / 2,
+    a loss of i:  P(θ > 1/2 | wins, losses + 1) = P(θ > 1/2 | wins, losses) − p(N, wins) / 2
+
+(S_{N+1} = S_N + one fair coin), accumulated in compensated (two-sum) arithmetic, and summed
+afresh again once ⌊√n / 4⌋ comparisons have been carried.  Each carried step adds the pmf's
+relative error (below 1e-14, tested up to n = 10^6) times p(N, k) / 2 ≤ 0.4 / √n, so the carried
+part adds at most √n / 4 · 1e-14 · 0.4 / √n = 1e-15 to the error of the fresh sum it started
+from (which grows slowly with the number of terms: about 2e-15 at n = 5·10^4).  The tests find
+the carried tail within 3e-15 of exact rational sums; a decision u < P(θ > 1/2) on the 2⁻⁵³ grid
+of the uniform is changed with that probability.  The cost per comparison of a pair is one pmf
+(one exp, three logs) plus about 18 terms of a fresh sum.  Up to :data:`FRESH_SUM_COUNT`
+comparisons every tail is a fresh sum, so a run in which no pair passes it draws the same
+stream either way.
 """
 
 import math
@@ -32,8 +52,9 @@ import math
 import numba
 import numpy as np
 
-#: Pairs compared more often than this are drawn from the Beta itself (:func:`above_half`).
-MAX_CACHED_COUNT = 4096
+#: Pairs compared at most this often have their tail summed afresh at every change of their count;
+#: beyond, it is carried forward by one-comparison recurrences (:func:`cached_tail`).
+FRESH_SUM_COUNT = 4096
 
 #: ln(n!) − (n + 1/2) ln n + n − ln(2π)/2 for n = 0 … 15 (0 at n = 0); computed to 50 digits with
 #: :mod:`decimal` and rounded (``tests/test_stats_beta.py`` recomputes them).
@@ -131,43 +152,88 @@ def half_tail(wins, losses):
 
 @numba.njit(cache=True, inline="always")
 def tail_cache_new(K):
-    """Per ordered pair: P(θ_ij > 1/2) and the comparison count it was computed at (−1: none)."""
-    return np.zeros((K, K), dtype=np.float64), np.full((K, K), -1.0)
+    """Per ordered pair (i, j): P(θ_ij > 1/2) (first, the value callers read), the comparison
+    count and the wins of i it was computed at (−1: none), the low part of its compensated sum,
+    and the count at which it is next summed afresh (:func:`cached_tail`)."""
+    return (np.zeros((K, K), dtype=np.float64), np.full((K, K), -1.0), np.zeros((K, K), dtype=np.float64),
+            np.zeros((K, K), dtype=np.float64), np.zeros((K, K), dtype=np.float64))
+
+
+@numba.njit(cache=True, inline="always")
+def _two_sum(hi, lo, x):
+    """(hi, lo) + x in compensated arithmetic: the rounding error of hi + x goes into lo."""
+    s = hi + x
+    back = s - hi
+    return s, lo + ((hi - (s - back)) + (x - back))
+
+
+@numba.njit(cache=True)
+def carry_tail(tail, low, wins0, losses0, wins, losses):
+    """P(θ > 1/2) at (wins, losses) from its value ``tail + low`` at (wins0 ≤ wins, losses0 ≤
+    losses): the wins first, then the losses, one comparison at a time (module docstring);
+    returns the rounded value and its low part."""
+    hi = tail
+    lo = low
+    w = wins0
+    l = losses0
+    while w < wins:
+        hi, lo = _two_sum(hi, lo, 0.5 * binomial_half_pmf(w + l + 1.0, w + 1.0))
+        w += 1.0
+    while l < losses:
+        hi, lo = _two_sum(hi, lo, -0.5 * binomial_half_pmf(w + l + 1.0, w))
+        l += 1.0
+    value = hi + lo
+    return value, lo - (value - hi)
+
+
+@numba.njit(cache=True, inline="always")
+def cached_tail(B, cache, i, j):
+    """P(θ_ij > 1/2) for θ_ij ~ Beta(B_ij + 1, B_ji + 1), recomputed only when the pair's count
+    has changed: summed afresh (:func:`half_tail`) up to :data:`FRESH_SUM_COUNT` comparisons and
+    every ⌊√n / 4⌋ comparisons beyond, carried forward from the cached value in between
+    (:func:`carry_tail`, module docstring)."""
+    tails, counts, wins, lows, fresh_at = cache
+    w = B[i, j]
+    n = w + B[j, i]
+    c = counts[i, j]
+    if c != n:
+        if n <= FRESH_SUM_COUNT or c < 0.0 or n >= fresh_at[i, j]:
+            tails[i, j] = half_tail(w, B[j, i])
+            lows[i, j] = 0.0
+            fresh_at[i, j] = n + max(1.0, math.floor(math.sqrt(n) / 4.0))
+        else:
+            w0 = wins[i, j]
+            tails[i, j], lows[i, j] = carry_tail(tails[i, j], lows[i, j], w0, c - w0, w, B[j, i])
+        counts[i, j] = n
+        wins[i, j] = w
+    return tails[i, j]
 
 
 @numba.njit(cache=True, inline="always")
 def above_half(B, cache, i, j, rng):
-    """The indicator θ_ij > 1/2 of a draw θ_ij ~ Beta(B_ij + 1, B_ji + 1), and θ_ij itself when
-    it had to be drawn (NaN otherwise): ``(above, value)``.
-
-    Up to :data:`MAX_CACHED_COUNT` comparisons of the pair: one uniform draw below the cached
-    :func:`half_tail` (recomputed when the pair's count has changed).  Beyond: θ_ij drawn from
-    the Beta (:func:`posterior_draw`).
-    """
-    n = B[i, j] + B[j, i]
-    if n > MAX_CACHED_COUNT:
-        theta = posterior_draw(B, i, j, rng)
-        return theta > 0.5, theta
-    tails, counts = cache
-    if counts[i, j] != n:
-        tails[i, j] = half_tail(B[i, j], B[j, i])
-        counts[i, j] = n
-    return rng.random() < tails[i, j], np.nan
+    """The indicator θ_ij > 1/2 of a draw θ_ij ~ Beta(B_ij + 1, B_ji + 1): one uniform draw
+    below :func:`cached_tail`."""
+    return rng.random() < cached_tail(B, cache, i, j)
 
 
 @numba.njit(cache=True, inline="always")
-def sample_indicators(B, cache, rows, above, theta, rng):
+def sample_indicators(B, cache, rows, above, theta, rng, values_beyond=False):
     """One posterior sample of the rows ``i`` with ``rows[i]``, read through its indicators:
-    ``above[i, j] = 1(θ_ij > 1/2)`` and ``theta[i, j]`` the value where one was drawn (NaN
-    where only the indicator was, :func:`above_half`), rows in index order, each unordered pair
-    once: θ_ij = 1 − θ_ji mirrors the draw of row j when both rows are sampled and j < i.
+    ``above[i, j] = 1(θ_ij > 1/2)`` (:func:`above_half`) and ``theta[i, j]`` NaN, a value to be
+    drawn given the indicator where one is needed (:func:`draw_given_side`); rows in index order,
+    each unordered pair once: θ_ij = 1 − θ_ji mirrors the draw of row j when both rows are
+    sampled and j < i.
+
+    ``values_beyond``: a pair compared more than :data:`FRESH_SUM_COUNT` times is drawn as its
+    value θ_ij (:func:`posterior_draw`, which decides the indicator) instead, for a caller that
+    goes on to need most values (D-TS+): a value given its side costs one Beta draw on average
+    per side, two in all for a pair near 1/2, against one for the value drawn outright.
 
     One call per sample rather than one :func:`above_half` per pair: an inlined function with
     array arguments and branches keeps numba's atomic reference counting of those arrays at
     every call (about 12 ns a pair when measured), so the loop over pairs lives here.
     """
     K = B.shape[0]
-    tails, counts = cache
     for i in range(K):
         if not rows[i]:
             continue
@@ -177,17 +243,12 @@ def sample_indicators(B, cache, rows, above, theta, rng):
             if rows[j] and j < i:
                 theta[i, j] = 1.0 - theta[j, i]
                 above[i, j] = not above[j, i] and theta[i, j] != 0.5
-                continue
-            n = B[i, j] + B[j, i]
-            if n > MAX_CACHED_COUNT:
+            elif values_beyond and B[i, j] + B[j, i] > FRESH_SUM_COUNT:
                 theta[i, j] = posterior_draw(B, i, j, rng)
                 above[i, j] = theta[i, j] > 0.5
-                continue
-            if counts[i, j] != n:
-                tails[i, j] = half_tail(B[i, j], B[j, i])
-                counts[i, j] = n
-            theta[i, j] = np.nan
-            above[i, j] = rng.random() < tails[i, j]
+            else:
+                theta[i, j] = np.nan
+                above[i, j] = rng.random() < cached_tail(B, cache, i, j)
 
 
 @numba.njit(cache=True)
