@@ -114,7 +114,8 @@ def first_candidate(B, n_lost, in_C, above, theta, score, cache, rng):
 def second_candidate(B, beats, a1, cache, values, rng):
     """Lines 13–14: a(2) = argmax of fresh samples θ(2)_{i a(1)} of column a(1) among the arms
     not beating a(1), against θ(2)_{a(1)a(1)} = 1/2: indicators first, values only for a
-    contest between two or more arms above 1/2 (``values[i]``: the value, NaN if not drawn)."""
+    contest between two or more arms above 1/2 (``values[i]``: −1 for an arm above 1/2, NaN
+    otherwise; the values are drawn in the second pass)."""
     n_above = 0
     last = a1
     for i in range(B.shape[0]):

@@ -26,8 +26,8 @@ Decisions
   it was not compared with — K − 1 to 2K − 3 pairs instead of K(K − 1)/2, each sampled once.
   A sample enters only through θ_ij > 1/2, drawn as that indicator
   (:func:`duelbench.stats.beta.above_half`: one uniform against the binomial tail of the
-  Beta(W_ij + 1, W_ji + 1) posterior, cached until the pair is compared again and carried forward beyond
-  :data:`duelbench.stats.beta.FRESH_SUM_COUNT` comparisons).
+  Beta(W_ij + 1, W_ji + 1) posterior, cached until the pair is compared again and carried
+  forward beyond :data:`duelbench.stats.beta.FRESH_SUM_COUNT` comparisons).
 * Sample comparisons are strict: c is the sample's Condorcet winner iff θ_cj > 1/2 for every
   j ≠ c (as in the C++ code; another public implementation also compares strictly).  "≥" would
   differ only when a draw is exactly 1/2, an event of probability about 2⁻⁵³ per draw; the
