@@ -124,3 +124,27 @@ def test_bundle_job_writes_what_the_shard_jobs_write(tmp_path, monkeypatch, cost
         n for s in specs for n in (os.path.basename(bundle.staged("results", s.path)),
                                    os.path.basename(sidecar_path(bundle.staged("results", s.path)))))
     assert json.loads(bundle.job_params())[0]["out"] == specs[0].path
+
+
+
+def test_bundle_job_computes_only_the_shards_the_build_writes(tmp_path, monkeypatch, cost_pass):
+    from duelbench.engine.jobs import BUILD_SHARDS_ENV
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DUELBENCH_ARCHIVE", "off")
+    specs = [_spec("rucb", "cyclic", 500, a, a + 2) for a in (0, 2, 4)]
+    (bundle,) = bundling.plan_bundles(specs, cost_pass)
+    listing = tmp_path / "build-shards.txt"
+    listing.write_text(f"{specs[0].path}\n./{specs[2].path}\n")
+    monkeypatch.setenv(BUILD_SHARDS_ENV, str(listing))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_bundle_job(bundle.folder("results"), bundle.job_params())
+    staged = {n for n in os.listdir(bundle.folder("results")) if n.endswith(".npz")}
+    assert staged == {os.path.basename(bundle.staged("results", s.path)) for s in (specs[0], specs[2])}
+    # no listing (a job run outside a build, or the build's file gone): every member
+    listing.unlink()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_bundle_job(str(tmp_path / "all"), bundle.job_params())
+    assert len([n for n in os.listdir(tmp_path / "all") if n.endswith(".npz")]) == 3

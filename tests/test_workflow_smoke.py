@@ -60,6 +60,22 @@ def test_smoke_build_makes_the_demo_figure(built):
     assert not (root / "figures").exists()  # smoke outputs never touch the paper figures
 
 
+def _bundle_members(root: Path) -> set[str]:
+    """The shards the bundle jobs' logs say they computed."""
+    logs = (root / "results" / "logs" / "smoke" / "bundles").rglob("*.log")
+    return {line.split("shard ", 1)[1].strip() for log in logs for line in log.read_text().splitlines()
+            if line.startswith("bundle member ")}
+
+
+def test_bundles_compute_only_the_shards_the_build_needs(built):
+    """Bundles are planned over every configured experiment's shards (those of one algorithm
+    and data share one); building the demo computes the demo's shards only."""
+    root, _ = built
+    demo_shards = {str(p.relative_to(root)) for p in (root / "results" / "smoke").rglob("runs-*.npz")}
+    assert len(demo_shards) == 16
+    assert _bundle_members(root) == demo_shards
+
+
 def test_regret_table(built):
     root, _ = built
     table = pd.read_csv(root / FIG / "regret.csv", dtype={"param_hash": str})
@@ -174,12 +190,18 @@ def test_archived_shards_are_read_not_simulated_and_bad_entries_are_recomputed(b
         stale["key"]["code"] = "0" * 64
         manifest.write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows))
         assert _job_counts(root).get("simulate_shard") == 2
+        bundle_logs = root / "results" / "logs" / "smoke" / "bundles"
+        shutil.rmtree(bundle_logs, ignore_errors=True)
         snakemake(root, "demo")
+        recomputed = set()
         for row in (tampered, stale):
             # the recomputed shards are the results files of exactly these two entries
             dataset, alg, horizon, name = row["path"].split("/")[1:]
-            assert (root / "results" / "smoke" / dataset / alg / horizon / name.split("-", 1)[1].replace(
-                ".entry", ".npz")).is_file()
+            path = Path("results") / "smoke" / dataset / alg / horizon / name.split("-", 1)[1].replace(".entry", ".npz")
+            assert (root / path).is_file()
+            recomputed.add(str(path))
+        # each shares a bundle with shards still valid in the archive: the bundle computes it alone
+        assert _bundle_members(root) == recomputed
         assert (root / FIG / "regret.csv").read_bytes() == regret
     finally:
         shutil.rmtree(root / "archive", ignore_errors=True)

@@ -2,6 +2,7 @@
 # checks, experiment and shard registration, the input and output functions of the generic
 # rules. Rules stay thin; their jobs call entry points of duelbench.experiments.
 
+import contextlib
 import functools
 import json
 import re
@@ -22,6 +23,7 @@ import duelbench.report.uncertainty as dbx_uncertainty
 from duelbench.data import mslr as dbx_mslr
 from duelbench.algorithms import registry as dbx_registry
 from duelbench.engine.shard_sources import sources_for
+from duelbench.provenance.sidecar import atomic_write_text
 
 # ---------------------------------------------------------------------------------------------
 # configuration: schema, fidelity overrides, semantic checks
@@ -143,13 +145,43 @@ def sample_source(shard):
     return planned_input(dbx_samples.sources(), shard)
 
 
-def fallback_report():
+def written_by_build():
+    """Every output a job of this build writes (normalised paths)."""
+    return {
+        os.path.normpath(str(f))
+        for job in workflow.dag.needrun_jobs()
+        for f in job.output
+    }
+
+
+def name_build_shards(written):
+    """Write the shard paths this build writes to a file of this build and point the bundle
+    jobs at it (:func:`duelbench.engine.jobs.build_shards`), so that a bundle computes only
+    those of its members; returns the file."""
+    shards = sorted(p for p in written if p in SHARDS)
+    folder = os.path.join(".snakemake", "duelbench")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.abspath(os.path.join(folder, f"build-shards-{os.getpid()}.txt"))
+    atomic_write_text(path, "".join(p + "\n" for p in shards))
+    os.environ[dbj.BUILD_SHARDS_ENV] = path
+    return path
+
+
+def forget_build_shards():
+    """Remove the file of :func:`name_build_shards` when the build ends."""
+    path = os.environ.pop(dbj.BUILD_SHARDS_ENV, None)
+    if path:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+
+
+def fallback_report(written):
     """Lines naming the shards this build computes instead of reading them from the archive,
     per reason (missing, stale code, corrupt, ...), with their estimated CPU time: what the
     input functions found while the DAG was built, limited to the shards a job of this build
-    writes (Snakemake leaves a missing shard alone while the outputs that read it are current).
+    writes (``written``; Snakemake leaves a missing shard alone while the outputs that read it
+    are current).
     """
-    written = {str(f) for job in workflow.dag.needrun_jobs() for f in job.output}
     fallbacks = {}
     for sources in [*dbx_shard_sources.opened(), dbx_samples.sources()]:
         fallbacks.update(
@@ -179,11 +211,21 @@ def shard_progress():
 
 
 onstart:
-    for _line in fallback_report():
+    _written = written_by_build()
+    name_build_shards(_written)
+    for _line in fallback_report(_written):
         print(_line, file=sys.stderr, flush=True)
     _progress = shard_progress()
     if _progress is not None:
         _progress.start_thread()
+
+
+onsuccess:
+    forget_build_shards()
+
+
+onerror:
+    forget_build_shards()
 
 
 def all_targets():

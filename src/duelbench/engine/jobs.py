@@ -202,6 +202,24 @@ def _run_job(out_path: str, p: Mapping[str, Any]) -> None:
     )
 
 
+#: Environment variable naming a file of shard paths, one per line: the shards whose own job
+#: the running build runs (the workflow writes it once its DAG is final, see docs/workflow.md).
+BUILD_SHARDS_ENV = "DUELBENCH_BUILD_SHARDS"
+
+
+def build_shards() -> set[str] | None:
+    """The shard paths the running build writes (:data:`BUILD_SHARDS_ENV`), or None when no
+    build names them (the variable is unset or its file is gone): then every shard is wanted."""
+    path = os.environ.get(BUILD_SHARDS_ENV)
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {os.path.normpath(line.strip()) for line in f if line.strip()}
+    except FileNotFoundError:
+        return None
+
+
 def run_bundle_job(out_dir: str, bundle_params: str, log: str | None = None) -> None:
     """Run the shards of a bundle in this one process and leave each in ``out_dir``.
 
@@ -212,10 +230,21 @@ def run_bundle_job(out_dir: str, bundle_params: str, log: str | None = None) -> 
     them back into place (so only the shards a build asks for reach their paths, each written by
     its own Snakemake job).
     ``out_dir`` is complete only when the job ends.
+
+    Bundles are planned over every configured shard, so a bundle may hold shards the build does
+    not write (another experiment's, or ones it reads from the archive): when the build names
+    the shards it writes (:func:`build_shards`), only those members are computed. The bundle's
+    parameters stay the full member list, so that they do not change from build to build
+    (Snakemake would rerun the bundle, and every shard linked from it, on changed parameters).
     """
     members = json.loads(bundle_params)
+    wanted = build_shards()
+    if wanted is not None:
+        members = [m for m in members if os.path.normpath(m["out"]) in wanted]
     os.makedirs(out_dir, exist_ok=True)
     with log_to(log), deferred_interrupts():
+        if wanted is not None:
+            print(f"bundle: {len(members)} of its shards are written by this build", flush=True)
         for i, member in enumerate(members, 1):
             out = member["out"]
             print(f"bundle member {i}/{len(members)}: shard {out}", flush=True)
