@@ -126,7 +126,6 @@ def test_bundle_job_writes_what_the_shard_jobs_write(tmp_path, monkeypatch, cost
     assert json.loads(bundle.job_params())[0]["out"] == specs[0].path
 
 
-
 def test_bundle_job_computes_only_the_shards_the_build_writes(tmp_path, monkeypatch, cost_pass):
     from duelbench.engine.jobs import BUILD_SHARDS_ENV
 
