@@ -13,12 +13,17 @@ log does not have, e.g. without a Condorcet winner): ``sample``, ``batches_used`
 ``seed_empty``, ``winner_eliminated``, ``good_event_estimates``, ``good_event_violations``,
 ``replay_regret`` and ``identity`` (½ Σ_j T_j ε_j, the regret identity of the paper, @7196).
 
+The identity's sum is :func:`math.fsum` of the element-wise products (each product rounded once,
+the sum correctly rounded), not ``np.dot``: BLAS picks its kernel, and with it the order of the
+terms, by processor, and the last bit of a written value must not depend on the machine.
+
 This module imports nothing from the rest of the package, so that editing a table or a figure
 of the package leaves the archived batch logs valid (their key holds this module's code hash).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -47,6 +52,11 @@ def _value(x) -> float:
     return np.nan if x is None else float(x)
 
 
+def _exact_dot(x, y) -> float:
+    """Σ x_i·y_i with each product rounded once and the sum correctly rounded (any processor)."""
+    return math.fsum((np.asarray(x, dtype=np.float64) * np.asarray(y, dtype=np.float64)).tolist())
+
+
 def log_row(log, eps) -> dict[str, float]:
     """One run's columns (see the module docstring) from its batch log and gaps."""
     return {
@@ -55,7 +65,7 @@ def log_row(log, eps) -> dict[str, float]:
         "winner_in_a_prime": _value(log.winner_in_switch_set), "seed_rank": _value(log.rank_best_seed),
         "seed_empty": float(log.seed_empty), "winner_eliminated": _value(log.winner_eliminated),
         "good_event_estimates": float(log.estimates), "good_event_violations": float(log.incorrect_estimates),
-        "replay_regret": _value(log.regret), "identity": 0.5 * float(np.dot(log.arm_comparisons, eps)),
+        "replay_regret": _value(log.regret), "identity": 0.5 * _exact_dot(log.arm_comparisons, eps),
     }
 
 
