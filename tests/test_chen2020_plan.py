@@ -206,6 +206,47 @@ def test_lemma9_exact_projection_is_the_projection():
         assert np.linalg.norm(x - fw) < 1e-3
 
 
+@pytest.mark.parametrize("n,ell", [(3, 2), (4, 3)])
+def test_lemma9_projection_and_ascent_are_scipys_up_to_rounding(n, ell):
+    """Decision L9-1's projection by the package's NNLS against the same problem solved by
+    :func:`scipy.optimize.nnls` (and the products by BLAS), on the cases of the study's cells: the
+    projections, and the best value of the ascent, agree to 1e-10 relative."""
+    from scipy.optimize import nnls
+
+    from duelbench.cpe.fptas import _LinearMinimiser, paper_budget, step_size
+    from duelbench.cpe.matching import enumerate_matchings
+    from duelbench.experiments.chen2020.lemma9 import ExactProjection, exact_projection_ascent, lemma9_case
+
+    def scipy_projection(z):
+        A = proj.A.copy()
+        A[:-1] -= z[:, None]
+        mu, _ = nnls(A, proj.b, maxiter=50 * A.shape[1])
+        return proj.V @ (mu / mu.sum())
+
+    job = {"study": "lemma9", "algorithm": "lemma9", "n": n, "ell": ell, "eps": [3.2], "seed": 7}
+    rng = np.random.default_rng(n)
+    for i in range(2):
+        inst, Q = lemma9_case(job, i)
+        proj = ExactProjection(inst, enumerate_matchings(inst))
+        for _ in range(20):
+            z = rng.normal(0.4, 0.5, inst.m)
+            np.testing.assert_allclose(proj(z), scipy_projection(z), rtol=1e-10, atol=1e-12)
+        T = paper_budget(inst.ell, inst.K, 3.2).outer
+        eta = step_size(inst, T, "paper")
+        lmo_x, lmo_y = _LinearMinimiser(inst, (), ()), _LinearMinimiser(inst, (), ())
+        x = inst.indicator(lmo_x(np.zeros(inst.m)))
+        QT = np.ascontiguousarray(Q.T) / inst.ell
+        best = -np.inf
+        for t in range(1, T + 2):
+            w = QT @ x
+            y = lmo_y(w)
+            best = max(best, float(w[y].sum()))
+            if t <= T:
+                x = scipy_projection(x + eta * (Q[:, y].sum(axis=1) / inst.ell))
+        value, _ = exact_projection_ascent(inst, Q, T, eta)
+        assert value == pytest.approx(best, rel=1e-10)
+
+
 def test_lemma9_case_and_bound():
     from duelbench.experiments.chen2020.lemma9 import run_case
 

@@ -243,3 +243,38 @@ def test_row_sums_of_non_finite_rows_are_numpys_and_overflow_is_refused():
     assert got[0] == np.inf and np.isnan(got[1]) and np.isnan(got[2]) and got[3] == 6.0
     with pytest.raises(OverflowError):
         N.fsum_last(np.array([[1e308, 1e308, -1e308]]))
+
+
+#: Calls whose last bits depend on the processor (BLAS and LAPACK kernels, numpy's SIMD reductions
+#: behind them), with the one module allowed each and why.
+PROCESSOR_DEPENDENT = r"np\.dot\(|np\.matmul|np\.vdot|np\.inner\(|np\.tensordot|np\.einsum|np\.linalg\.|np\.polyfit|np\.cov\(|linregress\(|lstsq\(|[\w)\]] @ [\w(]"
+ALLOWED = {
+    # the stationary law of a random-walk chain is only compared under a tolerance of 1e-9
+    # (random_walk_winners): a last-bit difference cannot change the winners it names
+    "problems/winners.py": {"np.linalg."},
+}
+
+
+def test_no_written_value_goes_through_blas_or_lapack():
+    """A value the package writes is computed with the functions of this module, never with BLAS
+    (``np.dot``, ``@``) or LAPACK, whose kernels and order of terms depend on the processor: an
+    archived value recomputed on another machine must be bit-identical."""
+    import re
+    from pathlib import Path
+
+    import duelbench
+
+    root = Path(duelbench.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root).as_posix()
+        if rel == "report/numerics.py":
+            continue
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#", 1)[0]
+            if code.lstrip().startswith("@"):
+                continue
+            for m in re.finditer(PROCESSOR_DEPENDENT, code):
+                if not any(m.group(0).startswith(a) for a in ALLOWED.get(rel, ())):
+                    found.append(f"{rel}:{n}: {line.strip()}")
+    assert not found, "processor-dependent arithmetic (use duelbench.report.numerics):\n" + "\n".join(found)

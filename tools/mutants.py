@@ -90,6 +90,7 @@ MODULE_TESTS = {
     "cpe/borda_kernel.py": ["tests/test_cpe_borda.py", "tests/test_cpe_borda_rules.py", "tests/test_cpe_golden.py"],
     "cpe/condorcet.py": ["tests/test_cpe_condorcet.py", "tests/test_reference_cpe_condorcet.py",
                          "tests/test_cpe_golden.py"],
+    "cpe/exact.py": ["tests/test_cpe_exact.py"],
 }
 
 COMPARISONS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}

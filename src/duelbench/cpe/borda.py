@@ -80,6 +80,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import borda_kernel as _k
+from .exact import matvec
 from .hardness import borda_weights
 from .instance import BipartiteInstance
 from .matching import enumerate_matchings
@@ -218,8 +219,8 @@ def expected_reduced_reward(inst: BipartiteInstance, sampler: str = "exact", eta
         raise ValueError(f"unknown self_duel {self_duel!r}; choose one of {SELF_DUELS}")
     table = _table(inst)
     p = sampler_probabilities(inst, sampler, eta, bad, table)
-    opp = table[:, inst.position]
-    return p @ inst.P[np.arange(inst.m)[None, :], opp]
+    opp = table[:, inst.position]  # opp[r, e] = e(M_r, s(e))
+    return matvec(inst.P[np.arange(inst.m)[:, None], opp.T], p)
 
 
 def reduced_samples(inst: BipartiteInstance, e: int, n: int, rng: np.random.Generator, sampler: str = "exact",

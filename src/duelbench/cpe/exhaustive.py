@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import linprog
 
+from .exact import indicator_products
 from .instance import BipartiteInstance
 from .matching import enumerate_matchings
 
@@ -83,14 +84,12 @@ def _enumerate(inst: BipartiteInstance, forced, forbidden, limit: int, side: str
 
 def payoff_matrix(inst: BipartiteInstance, X: np.ndarray, Y: np.ndarray, Q: np.ndarray) -> np.ndarray:
     """``G[a, b] = f(M_a, M_b, Q) = (1/ℓ) χ_{M_a}ᵀ Q χ_{M_b}`` (Eq. 1) for the rows ``M_a`` of
-    ``X`` and ``M_b`` of ``Y`` (arrays of edge indices, one matching per row), as
-    ``χ_X Q χ_Yᵀ / ℓ`` with the 0/1 indicator matrices ``χ_X`` (``|X| × m``) and ``χ_Y``."""
-    X, Y = np.asarray(X, dtype=np.int64), np.asarray(Y, dtype=np.int64)
-    chi_x = np.zeros((len(X), inst.m))
-    chi_x[np.arange(len(X))[:, None], X] = 1.0
-    chi_y = np.zeros((len(Y), inst.m))
-    chi_y[np.arange(len(Y))[:, None], Y] = 1.0
-    return chi_x @ np.asarray(Q, dtype=np.float64) @ chi_y.T / inst.ell
+    ``X`` and ``M_b`` of ``Y`` (arrays of edge indices, one matching per row): the sums of the
+    entries ``Q[e, e′]``, ``e ∈ M_a``, ``e′ ∈ M_b``, in a fixed order
+    (:func:`duelbench.cpe.exact.indicator_products`), divided by ``ℓ``."""
+    X = np.ascontiguousarray(X, dtype=np.int64).reshape(-1, inst.ell)
+    Y = np.ascontiguousarray(Y, dtype=np.int64).reshape(-1, inst.ell)
+    return indicator_products(np.ascontiguousarray(Q, dtype=np.float64), X, Y) / inst.ell
 
 
 def exhaustive_oracle(inst: BipartiteInstance, A1: Iterable[int], R1: Iterable[int], A2: Iterable[int],

@@ -51,6 +51,10 @@ Decisions
   ``ℓ × n`` position–candidate cost matrix laid out once per call (non-admissible edges
   ``+inf``), the computation of :func:`duelbench.cpe.matching.mwmc` without rebuilding the
   layout at each of the many calls.
+* The inner weights ``(1/ℓ) Qᵀ x^(t)`` and the inner products of the line search are summed in
+  a fixed order (:func:`duelbench.cpe.exact.matvec`, :func:`duelbench.cpe.exact.dot`), not by
+  BLAS, whose order of terms depends on the processor: they choose the next matching, so the
+  iterates and the value returned are the same on every machine.
 * Matching-oracle calls are counted: one for the admissible start, then per outer iteration one
   for the sub-gradient and ``F`` for the projection, and one for ``f(x^(T+1))``:
   ``1 + T(F + 1) + 1`` in all.  The counts are computed in exact rationals, a float ``ε`` read
@@ -69,6 +73,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from .exact import dot, matvec
 from .instance import BipartiteInstance
 from .matching import _allowed
 
@@ -209,8 +214,8 @@ def _frank_wolfe(lmo: _LinearMinimiser, z: np.ndarray, start: np.ndarray, iterat
         if line_search:
             d = -x
             d[v] += 1.0  # χ_v − x
-            dd = float(d @ d)
-            gamma = 0.0 if dd == 0.0 else min(1.0, max(0.0, -float(grad @ d) / dd))
+            dd = dot(d, d)
+            gamma = 0.0 if dd == 0.0 else min(1.0, max(0.0, -dot(grad, d) / dd))
         else:
             gamma = 2.0 / (s + 1)
         x *= 1.0 - gamma
@@ -375,12 +380,12 @@ def condorcet_fptas(inst: BipartiteInstance, A1: Iterable[int], R1: Iterable[int
     if M0 is None:
         return FptasResult(-np.inf, None, 0, outer, fw, eta, lmo_x.calls)
     Q = np.asarray(Q, dtype=np.float64)
-    QT = np.ascontiguousarray(Q.T) / inst.ell  # (1/ℓ) Qᵀ: the inner weights are QT @ x
+    QT = np.ascontiguousarray(Q.T) / inst.ell  # (1/ℓ) Qᵀ: the inner weights are matvec(QT, x)
     chi0 = inst.indicator(M0)
     x = chi0.copy()
     best_val, best_x, best_t = -np.inf, None, 0
     for t in range(1, outer + 2):
-        w = QT @ x  # f(x) = min_y w·y
+        w = matvec(QT, x)  # f(x) = min_y w·y
         y = lmo_y(w)
         if y is None:
             return FptasResult(np.inf, None, 0, outer, fw, eta, lmo_x.calls + lmo_y.calls)

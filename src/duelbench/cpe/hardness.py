@@ -86,6 +86,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .exact import matvec
 from .instance import BipartiteInstance
 from .matching import MatchingCounter, best_other_than, enumerate_matchings, matching_weight, mwmc
 
@@ -125,7 +126,8 @@ def borda_weights(inst: BipartiteInstance, counter: MatchingCounter | None = Non
 
     ``w(e) = (1/|ℳ|) Σ_{M ∈ ℳ} p(e, e(M, s(e))) = Σ_{e′ ∈ E_{s(e)}} p(e, e′) · |ℳ_{e′}|/|ℳ|``: the
     mean preference of ``e`` over the edge a uniformly drawn maximum matching puts at its
-    position.  ``P`` is zero across positions, so this is ``P @ marginals``.
+    position.  ``P`` is zero across positions, so this is the product of ``P`` with the vector of
+    the marginals ``|ℳ_{e′}|/|ℳ|``, summed in a fixed order (:func:`duelbench.cpe.exact.matvec`).
 
     Parameters
     ----------
@@ -139,7 +141,7 @@ def borda_weights(inst: BipartiteInstance, counter: MatchingCounter | None = Non
         Length ``m``.
     """
     counter = MatchingCounter(inst) if counter is None else counter
-    return inst.P @ counter.marginals()
+    return matvec(inst.P, counter.marginals())
 
 
 def matchings_f(inst: BipartiteInstance, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:

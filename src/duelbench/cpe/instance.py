@@ -20,6 +20,7 @@ Decisions
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -141,9 +142,13 @@ class BipartiteInstance:
         return x
 
     def f(self, m1, m2, Q: np.ndarray | None = None) -> float:
-        """``f(M1, M2, Q) = (1/ℓ) χ_{M1}ᵀ Q χ_{M2}`` (Eq. 1, L70–L72), ``Q = P`` by default."""
-        Q = self.P if Q is None else Q
-        return float(self.indicator(m1) @ Q @ self.indicator(m2)) / self.ell
+        """``f(M1, M2, Q) = (1/ℓ) χ_{M1}ᵀ Q χ_{M2}`` (Eq. 1, L70–L72), ``Q = P`` by default: the
+        sum of the entries ``Q[e, e′]`` for ``e ∈ M1``, ``e′ ∈ M2``, correctly rounded
+        (:func:`math.fsum`, the same on every processor), divided by ``ℓ``."""
+        Q = np.asarray(self.P if Q is None else Q, dtype=np.float64)
+        rows = np.unique(np.asarray(m1, dtype=np.int64))
+        cols = np.unique(np.asarray(m2, dtype=np.int64))
+        return math.fsum(Q[np.ix_(rows, cols)].ravel().tolist()) / self.ell
 
     def __repr__(self) -> str:
         return f"BipartiteInstance({self.name!r}, n={self.n}, ℓ={self.ell}, m={self.m}, K={self.K})"

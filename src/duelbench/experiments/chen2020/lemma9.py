@@ -24,9 +24,16 @@ Decisions
 ---------
 * L9-1 - exact projection.  ``Π(z, 𝒫(ℳ)) = V λ*`` with ``V`` the ``m × k`` matrix of the ``k``
   maximum matchings and ``λ*`` minimising ``‖V λ − z‖`` over the simplex.  With ``W = V − z 1ᵀ``,
-  ``min_{μ ≥ 0} ‖W μ‖² + (1ᵀμ − 1)²`` (one non-negative least-squares problem,
-  :func:`scipy.optimize.nnls`) equals ``min_λ ‖Wλ‖²/(1 + ‖Wλ‖²)`` over ``μ = tλ``, an increasing
-  function of ``‖Wλ‖``, so ``λ* = μ*/1ᵀμ*`` (exact up to the solver's rounding).
+  ``min_{μ ≥ 0} ‖W μ‖² + (1ᵀμ − 1)²`` (one non-negative least-squares problem) equals
+  ``min_λ ‖Wλ‖²/(1 + ‖Wλ‖²)`` over ``μ = tλ``, an increasing function of ``‖Wλ‖``, so
+  ``λ* = μ*/1ᵀμ*`` (exact up to the solver's rounding).  The problem is solved by
+  :func:`duelbench.cpe.exact.nnls` (Lawson & Hanson's active-set method, as
+  :func:`scipy.optimize.nnls`, with its Householder QR in plain compiled loops), ``1ᵀμ*`` by
+  :func:`math.fsum` and ``V λ*`` by :func:`duelbench.cpe.exact.matvec`: scipy's solver runs on
+  BLAS and LAPACK, whose last bits depend on the processor, and each iterate of the ascent
+  starts from the previous projection, so the written values would depend on the processor
+  too.  The inner weights ``(1/ℓ) Qᵀ x`` are summed in a fixed order as well
+  (:func:`duelbench.cpe.exact.matvec`).
 * L9-2 - as :func:`duelbench.cpe.fptas.condorcet_fptas` otherwise: the start ``χ_M`` of the
   first admissible matching, the sub-gradient ``(1/ℓ) Q χ_y`` of a minimising matching ``y``, the
   best of ``f(x^(1)) … f(x^(T+1))`` returned (the value Lemma 9 bounds).
@@ -39,6 +46,7 @@ the sample function only, so that its code hash covers what the cases depend on)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -82,17 +90,18 @@ class ExactProjection:
         self.calls = 0
 
     def __call__(self, z: np.ndarray) -> np.ndarray:
-        from scipy.optimize import nnls
+        from duelbench.cpe.exact import matvec, nnls
 
         self.calls += 1
         A = self.A.copy()
         A[:-1] -= z[:, None]
-        mu, _ = nnls(A, self.b, maxiter=50 * A.shape[1])
-        return self.V @ (mu / mu.sum())
+        mu = nnls(A, self.b, maxiter=50 * A.shape[1])
+        return matvec(self.V, mu / math.fsum(mu.tolist()))
 
 
 def exact_projection_ascent(inst, Q: np.ndarray, T: int, eta: float) -> tuple[float, int]:
     """Algorithm 6 with an exact projection (decisions L9-1, L9-2): (best value, its iterate)."""
+    from duelbench.cpe.exact import matvec
     from duelbench.cpe.fptas import _LinearMinimiser
     from duelbench.cpe.matching import enumerate_matchings
 
@@ -103,7 +112,7 @@ def exact_projection_ascent(inst, Q: np.ndarray, T: int, eta: float) -> tuple[fl
     QT = np.ascontiguousarray(Q.T) / inst.ell
     best, best_t = -np.inf, 0
     for t in range(1, int(T) + 2):
-        w = QT @ x
+        w = matvec(QT, x)
         y = lmo_y(w)
         val = float(w[y].sum())
         if val > best:
