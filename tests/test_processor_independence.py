@@ -8,7 +8,9 @@ the committed bytes.  The steps are chosen to be fast and to cover the statistic
 dependent paths: means and standard errors over runs, covariances (Komiyama et al.'s Table 1),
 fixed-effect and censored fits on the instances' ground truths and their figure on logarithmic
 axes (Chen et al.'s hardness study), least-squares slopes and the predictions built on them
-(Chen et al.'s parallel study).
+(Chen et al.'s parallel study).  Archived samples whose computation once went through BLAS or
+LAPACK (Agarwal et al.'s batch logs, Chen et al.'s Frank-Wolfe, projection and payoff products)
+are recomputed the same way and must equal the archived bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +21,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
+from duelbench.archive.store import VALID, Archive
+from duelbench.experiments import samples
+from duelbench.experiments.contract import SampleShard
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 #: numpy 2.4 names: no X86-64-v3/v4 (AVX2, FMA, AVX-512) kernels; OpenBLAS's Prescott kernels;
@@ -69,3 +76,70 @@ def test_tables_rebuilt_with_lowered_simd_and_blas_equal_the_committed_bytes(tmp
     assert len(compared) >= 6
     differ = [p for p in compared if (tmp_path / p).read_bytes() != (CHECKOUT / p).read_bytes()]
     assert not differ, f"rebuilt with {LOWERED}, these differ from the committed bytes: {differ}"
+
+
+#: Archived sample families whose values once went through BLAS or LAPACK (``np.dot``, ``@``,
+#: ``scipy.optimize.nnls``), with how many samples of the smallest valid entry of each are recomputed
+#: with the lowered kernels; they must equal the archived bytes (a sample recomputed on another
+#: machine once differed in its last bit; with ``np.dot`` put back, the first 40 batch logs of
+#: the entry chosen here differ, the first 3 do not).
+SAMPLE_FAMILIES = {"agarwal2022/batchlog__six_rankers/": 40, "chen2020/lemma9__": 3, "chen2020/car_cond__": 3,
+                   "chen2020/hardness__": 3, "chen2020/oracles__": 3}
+
+_RECOMPUTE = """
+import json, sys, warnings
+import numpy as np
+from duelbench.experiments import samples
+from duelbench.experiments.contract import SampleShard
+warnings.simplefilter("ignore")
+out = {}
+for s, count in json.loads(sys.argv[1]):
+    fields = {**s, "b": min(s["b"], s["a"] + count), "datasets": tuple(s["datasets"]), "columns": tuple(s["columns"])}
+    out[s["path"]] = {c: np.asarray(v).tobytes().hex() for c, v in samples.compute(SampleShard(**fields)).items()}
+print("ARRAYS", json.dumps(out))
+"""
+
+
+def _sample_shard(entry: dict) -> SampleShard:
+    return SampleShard(**{**entry, "datasets": tuple(entry["datasets"]), "columns": tuple(entry["columns"])})
+
+
+def _smallest_valid_sample_entries() -> dict[str, dict]:
+    """Family prefix -> the valid archived entry with the fewest samples (as JSON-ready fields of
+    its :class:`SampleShard`)."""
+    archive = Archive(CHECKOUT / "archive")
+    sources = samples.SampleSources(archive.root)
+    rows = [r for r in archive.manifest().values() if r["key"]["kind"] == samples.KIND]
+    chosen = {}
+    for row in sorted(rows, key=lambda r: (r["key"]["samples"][1] - r["key"]["samples"][0], r["path"])):
+        k = row["key"]
+        family = next((f for f in SAMPLE_FAMILIES if row["path"].startswith(f"samples/{f}")), None)
+        if family is None or family in chosen:
+            continue
+        entry = {"experiment": k["experiment"], "family": k["family"], "function": k["function"], "job": k["job"],
+                 "a": k["samples"][0], "b": k["samples"][1], "path": row["path"], "datasets": sorted(k["datasets"]),
+                 "columns": list(k.get("columns", ()))}
+        if sources.status(_sample_shard(entry)) == VALID:
+            chosen[family] = entry
+    return chosen
+
+
+def test_archived_samples_recomputed_with_lowered_simd_and_blas_are_bit_identical(mslr_data_dir):
+    chosen = _smallest_valid_sample_entries()
+    assert set(chosen) == set(SAMPLE_FAMILIES), (
+        f"no valid archived entry of {sorted(set(SAMPLE_FAMILIES) - set(chosen))}: refill them before this commit")
+    path = os.pathsep.join([str(CHECKOUT / "src"), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, **LOWERED, "PYTHONPATH": path, "DUELBENCH_DATA_DIR": str(mslr_data_dir),
+           "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    jobs = [(entry, SAMPLE_FAMILIES[family]) for family, entry in chosen.items()]
+    done = subprocess.run([sys.executable, "-c", _RECOMPUTE, json.dumps(jobs)], cwd=CHECKOUT, env=env,
+                          capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stderr[-3000:]
+    again = json.loads(done.stdout.split("ARRAYS ", 1)[1])
+    sources = samples.SampleSources(CHECKOUT / "archive")
+    differ = []
+    for entry, count in jobs:
+        for column, values in sources.arrays(_sample_shard(entry)).items():
+            if np.asarray(values[:count]).tobytes().hex() != again[entry["path"]][column]:
+                differ.append(f"{entry['path']} samples {entry['a']}-{entry['a'] + count - 1} ({column})")
+    assert not differ, f"recomputed with {LOWERED}, these differ from the archive: {differ}"
