@@ -844,7 +844,9 @@ def draw_lemma9(rows: Sequence[Mapping], loaded: Sequence[tuple], s: Mapping):
                      f"T up to {max((r['T'] for r in mine), default=0):,}", fontsize=10)
         ax.grid(True, which="both", alpha=0.25)
         ax.legend(fontsize=7, loc="lower right")
-    fig.suptitle("Lemma 9: Algorithm 6 with an exact projection at the paper's T and step "
+    # one line over two panels or more; wrapped at one panel's width, where it would be cut off
+    wrap = "\n" if len(loaded) < 2 else " "
+    fig.suptitle(f"Lemma 9: Algorithm 6 with an exact projection{wrap}at the paper's T and step "
                  f"[fidelity {s.get('fidelity')}]", fontsize=11)
     fig.tight_layout()
     return fig
