@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import json
+import os
 from types import SimpleNamespace
 
 import numpy as np
@@ -19,6 +20,7 @@ from duelbench.archive.store import STALE, TAMPERED, VALID
 from duelbench.experiments import samples
 from duelbench.experiments.zoghi2015.config import ARCHIVED_COLUMNS
 from duelbench.experiments.zoghi2015 import appendix_c as ac
+from duelbench.provenance.integrity import ResultsFileError
 
 
 @pytest.fixture()
@@ -72,6 +74,22 @@ def test_sample_shard_round_trip_stale_and_tampered(shard):
     fresh = samples.SampleSources(root)
     assert fresh.status(first) == TAMPERED and fresh.source(first) == first.path
     assert sorted(fresh.arrays(first)) == sorted(ARCHIVED_COLUMNS)
+
+
+def test_a_stale_entry_whose_shard_was_never_computed_is_named_with_the_fix(shard):
+    """A step run outside the workflow (by hand, in a test) against an archive whose entry this
+    code does not accept, with no results file: the error names the file, why the entry is not
+    used and the fix, instead of asking to delete a file that does not exist."""
+    first, root = shard
+    samples.archive_sample_shards(root, [first])
+    os.unlink(first.path)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(samples, "function_code_hash", lambda experiment, function: "0" * 64)
+        with pytest.raises(ResultsFileError) as err:
+            samples.SampleSources(root).arrays(first)
+    message = str(err.value)
+    assert message.startswith(f"{first.path}: not computed") and "stale" in message and ".entry" in message
+    assert "compute it with the workflow" in message and "delete it" not in message
 
 
 def test_archiver_refuses_a_shard_of_other_code(shard):

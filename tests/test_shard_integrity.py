@@ -107,6 +107,15 @@ def test_an_undecodable_shard_names_the_file(specs):
     assert path in str(err.value) and "unreadable" in str(err.value) and "delete it" in str(err.value)
 
 
+def test_a_shard_neither_computed_nor_archived_is_named_with_the_fix(specs):
+    os.unlink(specs[1].path)
+    with pytest.raises(ResultsFileError) as err:
+        ShardSources(None, ["copeland"]).load(specs)
+    message = str(err.value)
+    assert message.startswith(f"{specs[1].path}: not computed") and "archive off" in message
+    assert "compute it with the workflow" in message and "delete it" not in message
+
+
 def test_a_shard_holding_other_runs_names_the_file(specs):
     shutil.copyfile(specs[0].path, specs[1].path)
     _reseal(specs[1].path)

@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from duelbench.provenance.integrity import REJECTED, set_aside
+from duelbench.provenance.integrity import REJECTED, ResultsFileError, set_aside
 
 from .fallbacks import Fallback, reason_of
 from .store import VALID, Archive, Lookup
@@ -122,6 +122,19 @@ class EntrySources:
             if not os.path.isfile(item.path):
                 self.fallbacks[item.path] = Fallback(item, reason_of(found), problem)
         return item.path
+
+    def require_file(self, item) -> None:
+        """Raise :class:`~duelbench.provenance.integrity.ResultsFileError` naming the item, why
+        the archive's entry is not used and the fix, when the item is read outside the workflow
+        (a step run by hand, a test) and its results file was never computed."""
+        if os.path.isfile(item.path):
+            return
+        found, _, entry = self.resolved(item)
+        where = f" (entry {entry})" if entry else ""
+        raise ResultsFileError(
+            f"{item.path}: not computed, and the archive's entry is not used{where}: {reason_of(found)}; "
+            "compute it with the workflow (snakemake builds it before the step that reads it), or restore an "
+            "archive whose entry this code accepts")
 
     def rejected(self, item) -> bool:
         """Whether :meth:`planned_source` found the item's results file set aside (the workflow

@@ -68,6 +68,7 @@ class ShardSources(EntrySources):
             if found.status == VALID:
                 part = shard_archive.from_arrays(key, found.arrays)
             else:
+                self.require_file(spec)
                 part = load_shards([spec.path])
                 check_runs(spec.path, part, spec.run_start, spec.run_stop)
             # keep the reader's kinds only, so that archived and recomputed shards stack

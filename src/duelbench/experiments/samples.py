@@ -183,6 +183,7 @@ class SampleSources(EntrySources):
         found = self.lookup(shard)
         if found.status == VALID:
             return dict(found.arrays)
+        self.require_file(shard)
         return _read_columns(shard)
 
 
