@@ -20,7 +20,7 @@ from duelbench.archive.store import STALE, TAMPERED, VALID
 from duelbench.experiments import samples
 from duelbench.experiments.zoghi2015.config import ARCHIVED_COLUMNS
 from duelbench.experiments.zoghi2015 import appendix_c as ac
-from duelbench.provenance.integrity import ResultsFileError
+from duelbench.provenance.integrity import REJECTED, ResultsFileError
 
 
 @pytest.fixture()
@@ -101,6 +101,24 @@ def test_archiver_refuses_a_shard_of_other_code(shard):
     with pytest.raises(ValueError, match="other code"):
         samples.archive_sample_shards(root, [first])
     assert "other code" in samples.refusal(first)
+
+
+def test_a_results_shard_of_other_code_is_set_aside_and_recomputed(shard, capsys):
+    """The workflow's sample jobs are keyed by their parameters, not by the function's code: a
+    shard left in results/ by other code is moved aside when the plan is made (and reported), so
+    the workflow computes it again instead of reading it."""
+    first, root = shard
+    kept = samples.SampleSources(root)
+    assert kept.planned_source(first) == first.path and not kept.rejected(first) and os.path.isfile(first.path)
+    side = first.path + ".json"
+    record = json.loads(open(side).read())
+    record["content"]["extra"]["code_hash"] = "0" * 64
+    open(side, "w").write(json.dumps(record))
+    src = samples.SampleSources(root)
+    assert src.planned_source(first) == first.path
+    assert not os.path.exists(first.path) and os.path.isfile(first.path + REJECTED)
+    assert src.rejected(first) and "computed by other code (code_hash" in src.fallbacks[first.path].rejected
+    assert f"{first.path}: computed by other code" in capsys.readouterr().err
 
 
 def test_the_periodic_archiver_skips_refused_shards_and_archives_the_others(tmp_path, monkeypatch, capsys):

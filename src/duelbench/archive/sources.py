@@ -21,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from duelbench.provenance.integrity import REJECTED, ResultsFileError, set_aside
+from duelbench.provenance.integrity import REJECTED, ResultsFileError, move_aside, set_aside
 
 from .fallbacks import Fallback, reason_of
 from .store import VALID, Archive, Lookup
@@ -60,6 +60,12 @@ class EntrySources:
     def entry(self, item) -> tuple[str, dict]:
         """(archive path, key) of ``item`` as this process's code computes them."""
         raise NotImplementedError
+
+    def outdated(self, item) -> str | None:
+        """Why the item's existing results file was computed by other code than this process's
+        (it then is recomputed like a damaged one), or ``None``; a subclass whose workflow jobs
+        do not already rerun on a change of code says so here."""
+        return None
 
     def resolved(self, item) -> tuple[Lookup, dict | None, str]:
         """(lookup, key, entry file) of ``item``, memoised per results path."""
@@ -102,7 +108,7 @@ class EntrySources:
         """:meth:`source` for the workflow's plan.
 
         When the item is read from its results file, a file that does not match its provenance
-        sidecar is first set aside (:func:`~duelbench.provenance.integrity.set_aside`, one warning
+        sidecar, or that other code computed (:meth:`outdated`), is first set aside (:func:`~duelbench.provenance.integrity.set_aside`, one warning
         line on stderr naming it); an item whose results file is absent is recorded in
         :attr:`fallbacks` with the archive's reason, and with the reason its file was set aside
         (now or by an earlier plan, if it has not been recomputed since): the workflow forces
@@ -114,6 +120,10 @@ class EntrySources:
         if item.path not in self._checked:
             self._checked.add(item.path)
             problem = set_aside(item.path)
+            if problem is None and os.path.isfile(item.path):
+                problem = self.outdated(item)
+                if problem is not None:
+                    move_aside(item.path)
             if problem is not None:
                 print(f"duelbench: warning: {item.path}: {problem}; moved aside to {item.path}{REJECTED}, "
                       "the workflow recomputes it", file=sys.stderr, flush=True)

@@ -178,6 +178,19 @@ class SampleSources(EntrySources):
     def entry(self, shard: SampleShard) -> tuple[str, dict]:
         return entry_path(shard), sample_key(shard)
 
+    def outdated(self, shard: SampleShard) -> str | None:
+        """A results file whose sidecar records another code hash of the sample function's import
+        closure, or another ``requirements.lock``, than this process computes: the workflow's
+        jobs key sample shards by their parameters only, so without this an edit of the function
+        would leave its old shards in use."""
+        key = self.resolved(shard)[1]
+        try:
+            key = key or sample_key(shard)
+            differ = code_mismatches(read_sidecar(shard.path)["content"], "code_hash", key["code"], key["lock"])
+        except self.unverifiable + (ValueError, KeyError):
+            return None  # an unreadable sidecar is the integrity check's to report
+        return f"computed by other code ({', '.join(differ)} differ from this checkout's)" if differ else None
+
     def arrays(self, shard: SampleShard) -> dict[str, np.ndarray]:
         """The shard's columns (its declared ones only), from the archive or its results file."""
         found = self.lookup(shard)

@@ -101,7 +101,12 @@ def set_aside(path: str | os.PathLike) -> str | None:
     problem = mismatch(path)
     if problem is None or problem == "no such file":
         return None
+    move_aside(path)
+    return problem
+
+
+def move_aside(path: str | os.PathLike) -> None:
+    """Rename a results file and its sidecar to ``*.rejected`` (those that exist)."""
     for file in (os.fspath(path), sidecar_path(path)):
         if os.path.isfile(file):
             os.replace(file, file + REJECTED)
-    return problem
