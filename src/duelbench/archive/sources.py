@@ -108,8 +108,8 @@ class EntrySources:
         """:meth:`source` for the workflow's plan.
 
         When the item is read from its results file, a file that does not match its provenance
-        sidecar, or that other code computed (:meth:`outdated`), is first set aside (:func:`~duelbench.provenance.integrity.set_aside`, one warning
-        line on stderr naming it); an item whose results file is absent is recorded in
+        sidecar, or that other code computed (:meth:`outdated`), is first set aside
+        (:func:`~duelbench.provenance.integrity.set_aside`, one warning line on stderr naming it); an item whose results file is absent is recorded in
         :attr:`fallbacks` with the archive's reason, and with the reason its file was set aside
         (now or by an earlier plan, if it has not been recomputed since): the workflow forces
         the recomputation of those (:meth:`rejected`), so the outputs that read them follow.

@@ -183,10 +183,8 @@ class SampleSources(EntrySources):
         closure, or another ``requirements.lock``, than this process computes: the workflow's
         jobs key sample shards by their parameters only, so without this an edit of the function
         would leave its old shards in use."""
-        key = self.resolved(shard)[1]
         try:
-            key = key or sample_key(shard)
-            differ = code_mismatches(read_sidecar(shard.path)["content"], "code_hash", key["code"], key["lock"])
+            differ = _other_code(shard, self.resolved(shard)[1])
         except self.unverifiable + (ValueError, KeyError):
             return None  # an unreadable sidecar is the integrity check's to report
         return f"computed by other code ({', '.join(differ)} differ from this checkout's)" if differ else None
@@ -262,15 +260,20 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
     return rows
 
 
+def _other_code(shard: SampleShard, key: Mapping | None = None) -> list[str]:
+    """Which of the code hash and lock hash recorded in the shard's sidecar differ from its key
+    (``key``, or the one this process computes)."""
+    key = key or sample_key(shard)
+    return code_mismatches(read_sidecar(shard.path)["content"], "code_hash", key["code"], key["lock"])
+
+
 def refusal(shard: SampleShard) -> str | None:
     """Why a finished sample shard cannot be archived by this checkout (other code, another
     requirements.lock, bytes that differ from its sidecar), or None when it can."""
-    key = sample_key(shard)
-    content = read_sidecar(shard.path)["content"]
-    if code_mismatches(content, "code_hash", key["code"], key["lock"]):
+    if _other_code(shard):
         return (f"{shard.path}: computed by other code or another requirements.lock than this checkout's; "
                 "rebuild it before archiving")
-    if content.get("output_sha256") != file_sha256(shard.path):
+    if read_sidecar(shard.path)["content"].get("output_sha256") != file_sha256(shard.path):
         return f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it"
     return None
 
