@@ -5,8 +5,15 @@ A measured value is cited with its claim id right after it, as the report prints
     D-TS+ / ECW-RMED is 1.21 [1.06, 1.39] (`n4_dtsplus_comparable_ecw`)
     the slope ratio 0.989 (`c5_slope_dts_vs_rmed1`)
 
+A number measured under a labelled reading variant names the reading before the claim id::
+
+    D-TS+ / ECW-RMED is 1.11 [0.896, 1.36] (`printed_matrix_b_500`: `n4_dtsplus_lt_ecw`)
+
+and is checked against ``figures/readings/<reading>/<paper>/checks.csv``.
+
 The number must be the claim's estimate (and the bracket its 95 % interval) at the digits it is
 written with (:func:`duelbench.report.verdict.sig`); a citation of an unknown claim id fails.
+The counts of verdicts per paper that README.md and docs/artifact.md state are checked too.
 """
 
 from __future__ import annotations
@@ -21,16 +28,19 @@ from duelbench.report.verdict import sig
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 NUMBER = r"−?-?[0-9][0-9,]*(?:\.[0-9]+)?(?:e−?-?[0-9]+)?"
-CITATION = re.compile(rf"({NUMBER})(?:\s*\[({NUMBER}),\s*({NUMBER})\])?\s*\(`([a-z][a-z0-9_]*)`\)")
+CITATION = re.compile(rf"({NUMBER})(?:\s*\[({NUMBER}),\s*({NUMBER})\])?\s*\((?:`([a-z][a-z0-9_]*)`:\s*)?`([a-z][a-z0-9_]*)`\)")
 DOCS = sorted([*(CHECKOUT / "docs").glob("*.md"), CHECKOUT / "README.md"])
 
 
-def _claims() -> dict[str, dict]:
+def _claims() -> dict[tuple[str | None, str], dict]:
+    """(reading or None, claim id) -> its row in the committed checks.csv."""
     out = {}
-    for path in sorted((CHECKOUT / "figures").glob("*/checks.csv")):
-        with open(path, newline="", encoding="utf-8") as fh:
-            for r in csv.DictReader(fh):
-                out[r["claim_id"]] = r
+    for variant, pattern in ((False, "*/checks.csv"), (True, "readings/*/*/checks.csv")):
+        for path in sorted((CHECKOUT / "figures").glob(pattern)):
+            key = path.parent.parent.name if variant else None
+            with open(path, newline="", encoding="utf-8") as fh:
+                for r in csv.DictReader(fh):
+                    out[key, r["claim_id"]] = r
     return out
 
 
@@ -50,13 +60,16 @@ def _agrees(written: str, value: str) -> bool:
 
 
 def citations(text: str):
+    """(value, low, high, reading, claim id) of every citation in ``text``."""
     for m in CITATION.finditer(text):
-        yield m.group(1), m.group(2), m.group(3), m.group(4)
+        yield m.group(1), m.group(2), m.group(3), m.group(4), m.group(5)
 
 
 def test_the_citation_pattern():
-    found = list(citations("ratio 1.21 [1.06, 1.39] (`n4_x`), then 0.989 (`c5_y`) and 678,000 (`t1`)"))
-    assert found == [("1.21", "1.06", "1.39", "n4_x"), ("0.989", None, None, "c5_y"), ("678,000", None, None, "t1")]
+    found = list(citations("ratio 1.21 [1.06, 1.39] (`n4_x`), then 0.989 (`c5_y`) and 678,000 (`t1`); "
+                           "1.11 [0.896, 1.36] (`printed_b`: `n4_x`)"))
+    assert found == [("1.21", "1.06", "1.39", None, "n4_x"), ("0.989", None, None, None, "c5_y"),
+                     ("678,000", None, None, None, "t1"), ("1.11", "0.896", "1.36", "printed_b", "n4_x")]
     assert _agrees("1.21", "1.21020061") and not _agrees("1.10", "1.21020061")
     assert _agrees("678,000", "678040.6") and _agrees("8.93", "8.929488")
 
@@ -65,10 +78,11 @@ def test_the_citation_pattern():
 def test_cited_numbers_agree_with_the_checks(doc):
     claims = _claims()
     wrong = []
-    for value, lo, hi, cid in citations(doc.read_text(encoding="utf-8")):
-        row = claims.get(cid)
+    for value, lo, hi, reading, cid in citations(doc.read_text(encoding="utf-8")):
+        row = claims.get((reading, cid))
         if row is None:
-            wrong.append(f"{value} (`{cid}`): no such claim in figures/*/checks.csv")
+            where = "figures/*/checks.csv" if reading is None else f"figures/readings/{reading}/*/checks.csv"
+            wrong.append(f"{value} (`{cid}`): no such claim in {where}")
             continue
         if not _agrees(value, row["estimate"]):
             wrong.append(f"{value} (`{cid}`): checks.csv has {sig(float(row['estimate']), _digits(value))}")
@@ -82,3 +96,47 @@ def test_cited_numbers_agree_with_the_checks(doc):
 def test_each_paper_doc_cites_its_measured_numbers(paper):
     text = (CHECKOUT / "docs" / f"{paper}.md").read_text(encoding="utf-8")
     assert sum(1 for _ in citations(text)) >= 5, f"docs/{paper}.md cites fewer than 5 measured numbers by claim id"
+
+
+def _counts(paper: str) -> dict[str, tuple[int, int, int, int]]:
+    """kind -> (checks, pass, fail, inconclusive) after Holm's adjustment, from checks.csv."""
+    with open(CHECKOUT / "figures" / paper / "checks.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    out = {}
+    for kind in {r["kind"] for r in rows}:
+        got = [r["outcome_adjusted"] for r in rows if r["kind"] == kind]
+        out[kind] = (len(got), got.count("pass"), got.count("fail"), got.count("inconclusive"))
+    return out
+
+
+README_COUNTS = re.compile(r"\(`figures/([a-z0-9]+)/`[^*]*?(\d+)\s+published\s+claims,\s+(\d+)\s+pass,\s+"
+                           r"(\d+)\s+fail,\s+(\d+)\s+inconclusive")
+ARTIFACT_ROW = re.compile(r"^\| `([a-z0-9]+)`: [^|]*\|([^|]*)\|([^|]*)\|([^|]*)\|([^|]*)\|", re.M)
+
+
+def test_readme_counts_of_verdicts_agree_with_the_checks():
+    found = README_COUNTS.findall((CHECKOUT / "README.md").read_text(encoding="utf-8"))
+    assert {f[0] for f in found} == {p.parent.name for p in (CHECKOUT / "figures").glob("*/checks.csv")}, "README.md: the per-paper summary 'N published claims, a pass, b fail, c inconclusive'"
+    wrong = [f"{paper}: {' '.join(nums)} written, checks.csv has {_counts(paper)['published']}"
+             for paper, *nums in found if tuple(map(int, nums)) != _counts(paper)["published"]]
+    assert not wrong, "README.md: " + "; ".join(wrong)
+
+
+def test_artifact_table_counts_agree_with_the_checks():
+    rows = ARTIFACT_ROW.findall((CHECKOUT / "docs" / "artifact.md").read_text(encoding="utf-8"))
+    assert {r[0] for r in rows} >= {p.parent.name for p in (CHECKOUT / "figures").glob("*/checks.csv")}
+    wrong = []
+    for paper, *cells in rows:
+        counts = _counts(paper)
+        for kind, cell in zip(("published", "theory", "erratum", "shown"), cells, strict=True):
+            cell = cell.strip()
+            want = counts.get(kind)
+            if kind == "shown":
+                written = None if cell == "—" else (int(cell),)
+                want = None if want is None else want[:1]
+            else:
+                m = re.fullmatch(r"(\d+): (\d+) / (\d+) / (\d+)", cell)
+                written = tuple(map(int, m.groups())) if m else None
+            if written != want:
+                wrong.append(f"{paper} {kind}: {cell!r} written, checks.csv has {want or '—'}")
+    assert not wrong, "docs/artifact.md: " + "; ".join(wrong)
