@@ -80,3 +80,24 @@ def mslr_data_dir(mslr_mirror, tmp_path_factory) -> Path:
     for f in mslr_mirror.glob("*.npz"):
         (root / "mslr" / f.name).symlink_to(f)
     return root
+
+
+def pytest_addoption(parser):
+    parser.addoption("--store-durations", action="store_true", default=False,
+                     help="record the seconds of each test file in tests/data/file_durations.json "
+                          "(the order in which the workers take the files, tests/_file_order.py)")
+
+
+def pytest_configure(config):
+    from _file_order import DurationRecorder
+
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False  # keep the heaviest-first order of the collection
+    if config.getoption("--store-durations") and not hasattr(config, "workerinput"):
+        config.pluginmanager.register(DurationRecorder(), "duelbench-file-durations")
+
+
+def pytest_collection_modifyitems(config, items):
+    from _file_order import heaviest_first
+
+    heaviest_first(items)
