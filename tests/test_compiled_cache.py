@@ -2,7 +2,9 @@
 
 The end-to-end tests copy the package into a temporary folder, fill a numba cache from it, edit
 one file of the copy and run a *fresh* process on the same (warm) cache: its result must equal a
-cold-cache run of the edited code and differ from the unedited result.  numba alone keys a cached
+run of the edited code that no cache can serve (interpreted, ``NUMBA_DISABLE_JIT=1``; the
+compiled and interpreted runs give the same bits, checked on the unedited code) and differ from
+the unedited result.  numba alone keys a cached
 function on its own file, so before the closure-keyed locator the first and third edit (a shared
 kernel, a statistics helper two calls below the algorithm) were served the old machine code.
 """
@@ -50,6 +52,29 @@ EDITS = {
 }
 
 
+#: RUN_SCRIPT's pairs and regret without numba (no compiled code, so no cache to serve stale code from)
+INTERPRETED_SCRIPT = textwrap.dedent("""
+    import hashlib, json, warnings
+    warnings.simplefilter("ignore")
+    import duelbench
+    from duelbench.algorithms import rucb
+    r = duelbench.simulate("rucb", "arxiv", 3000, 2, seed=1, record_pairs=True)
+    digest = hashlib.sha256(r.pairs.tobytes() + r.regret.tobytes()).hexdigest()
+    print(json.dumps({"digest": digest, "module": rucb.__file__}))
+""")
+
+
+def _interpreted(src_root: Path) -> dict:
+    """RUN_SCRIPT's pairs and regret computed by the package in ``src_root`` without compiling."""
+    env = dict(os.environ, PYTHONPATH=str(src_root), NUMBA_DISABLE_JIT="1")
+    proc = subprocess.run([sys.executable, "-c", INTERPRETED_SCRIPT], env=env, capture_output=True, text=True,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["module"].startswith(str(src_root)), out
+    return out
+
+
 def _run(src_root: Path, cache: Path, log: list | None = None) -> dict:
     """Run RUN_SCRIPT on the package in ``src_root`` with ``cache``; ``log`` receives numba's
     cache messages (loaded/saved entries)."""
@@ -73,11 +98,13 @@ def package_copy(tmp_path_factory):
     root = tmp_path_factory.mktemp("pkg")
     shutil.copytree(SRC, root / "duelbench", ignore=shutil.ignore_patterns("__pycache__"))
     warm = root.parent / (root.name + "-cache")
-    return root, warm, _run(root, warm)
+    pristine = _run(root, warm)
+    assert _interpreted(root)["digest"] == pristine["digest"], "compiled and interpreted runs differ"
+    return root, warm, pristine
 
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
-def test_edit_in_the_closure_is_never_served_stale(package_copy, edit, tmp_path):
+def test_edit_in_the_closure_is_never_served_stale(package_copy, edit):
     root, warm, pristine = package_copy
     rel, old, new = EDITS[edit]
     path = root / "duelbench" / rel
@@ -86,11 +113,11 @@ def test_edit_in_the_closure_is_never_served_stale(package_copy, edit, tmp_path)
     path.write_text(original.replace(old, new))
     try:
         edited_warm = _run(root, warm)
-        edited_cold = _run(root, tmp_path / "cold-cache")
+        edited = _interpreted(root)
     finally:
         path.write_text(original)
-    assert edited_cold["digest"] != pristine["digest"], "the edit must change the result"
-    assert edited_warm["digest"] == edited_cold["digest"], f"stale compiled code served after editing {rel}"
+    assert edited["digest"] != pristine["digest"], "the edit must change the result"
+    assert edited_warm["digest"] == edited["digest"], f"stale compiled code served after editing {rel}"
     assert edited_warm["cache"] != pristine["cache"]
     # and the unedited code finds its own entries again
     assert _run(root, warm)["digest"] == pristine["digest"]
