@@ -31,14 +31,18 @@ SRC = Path(codehash.PACKAGE_ROOT)
 RUN_SCRIPT = textwrap.dedent("""
     import hashlib, json, sys, warnings
     warnings.simplefilter("ignore")
+    import numba
     import duelbench
     from duelbench.algorithms import rucb
-    from duelbench.engine import loop
-    from duelbench.provenance.compiled_cache import locator_of
     r = duelbench.simulate("rucb", "arxiv", 3000, 2, seed=1, record_pairs=True)
     digest = hashlib.sha256(r.pairs.tobytes() + r.regret.tobytes()).hexdigest()
-    cache = [locator_of(rucb.select)._cache_path, locator_of(loop.run_steps)._cache_path, loop.loop_key("rucb")]
-    print(json.dumps({"digest": digest, "module": rucb.__file__, "cache": cache}))
+    out = {"digest": digest, "module": rucb.__file__}
+    if not numba.config.DISABLE_JIT:
+        from duelbench.engine import loop
+        from duelbench.provenance.compiled_cache import locator_of
+        out["cache"] = [locator_of(rucb.select)._cache_path, locator_of(loop.run_steps)._cache_path,
+                        loop.loop_key("rucb")]
+    print(json.dumps(out))
 """)
 
 #: (file inside the package, text to replace, replacement): each changes RUCB's pairs.
@@ -52,34 +56,16 @@ EDITS = {
 }
 
 
-#: RUN_SCRIPT's pairs and regret without numba (no compiled code, so no cache to serve stale code from)
-INTERPRETED_SCRIPT = textwrap.dedent("""
-    import hashlib, json, warnings
-    warnings.simplefilter("ignore")
-    import duelbench
-    from duelbench.algorithms import rucb
-    r = duelbench.simulate("rucb", "arxiv", 3000, 2, seed=1, record_pairs=True)
-    digest = hashlib.sha256(r.pairs.tobytes() + r.regret.tobytes()).hexdigest()
-    print(json.dumps({"digest": digest, "module": rucb.__file__}))
-""")
-
-
-def _interpreted(src_root: Path) -> dict:
-    """RUN_SCRIPT's pairs and regret computed by the package in ``src_root`` without compiling."""
-    env = dict(os.environ, PYTHONPATH=str(src_root), NUMBA_DISABLE_JIT="1")
-    proc = subprocess.run([sys.executable, "-c", INTERPRETED_SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=900)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert out["module"].startswith(str(src_root)), out
-    return out
-
-
-def _run(src_root: Path, cache: Path, log: list | None = None) -> dict:
-    """Run RUN_SCRIPT on the package in ``src_root`` with ``cache``; ``log`` receives numba's
-    cache messages (loaded/saved entries)."""
-    env = dict(os.environ, PYTHONPATH=str(src_root), NUMBA_CACHE_DIR=str(cache))
-    env.pop("NUMBA_DISABLE_JIT", None)
+def _run(src_root: Path, cache: Path | None = None, log: list | None = None) -> dict:
+    """Run RUN_SCRIPT on the package in ``src_root``: compiled with the numba cache ``cache``, or
+    interpreted (``NUMBA_DISABLE_JIT=1``: no compiled code, so no cache to serve stale code from)
+    when ``cache`` is None; ``log`` receives numba's cache messages (loaded/saved entries)."""
+    env = dict(os.environ, PYTHONPATH=str(src_root))
+    if cache is None:
+        env["NUMBA_DISABLE_JIT"] = "1"
+    else:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+        env.pop("NUMBA_DISABLE_JIT", None)
     if log is not None:
         env["NUMBA_DEBUG_CACHE"] = "1"
     proc = subprocess.run([sys.executable, "-c", RUN_SCRIPT], env=env, capture_output=True, text=True, timeout=900)
@@ -99,7 +85,7 @@ def package_copy(tmp_path_factory):
     shutil.copytree(SRC, root / "duelbench", ignore=shutil.ignore_patterns("__pycache__"))
     warm = root.parent / (root.name + "-cache")
     pristine = _run(root, warm)
-    assert _interpreted(root)["digest"] == pristine["digest"], "compiled and interpreted runs differ"
+    assert _run(root)["digest"] == pristine["digest"], "compiled and interpreted runs differ"
     return root, warm, pristine
 
 
@@ -113,7 +99,7 @@ def test_edit_in_the_closure_is_never_served_stale(package_copy, edit):
     path.write_text(original.replace(old, new))
     try:
         edited_warm = _run(root, warm)
-        edited = _interpreted(root)
+        edited = _run(root)
     finally:
         path.write_text(original)
     assert edited["digest"] != pristine["digest"], "the edit must change the result"

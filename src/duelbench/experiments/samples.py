@@ -260,20 +260,22 @@ def archive_sample_shards(archive_root: str | os.PathLike, shards: Iterable[Samp
     return rows
 
 
-def _other_code(shard: SampleShard, key: Mapping | None = None) -> list[str]:
-    """Which of the code hash and lock hash recorded in the shard's sidecar differ from its key
-    (``key``, or the one this process computes)."""
+def _other_code(shard: SampleShard, key: Mapping | None = None, sidecar: Mapping | None = None) -> list[str]:
+    """Which of the code hash and lock hash recorded in the shard's sidecar (``sidecar``, or the
+    one read from disk) differ from its key (``key``, or the one this process computes)."""
     key = key or sample_key(shard)
-    return code_mismatches(read_sidecar(shard.path)["content"], "code_hash", key["code"], key["lock"])
+    sidecar = read_sidecar(shard.path)["content"] if sidecar is None else sidecar
+    return code_mismatches(sidecar, "code_hash", key["code"], key["lock"])
 
 
 def refusal(shard: SampleShard) -> str | None:
     """Why a finished sample shard cannot be archived by this checkout (other code, another
     requirements.lock, bytes that differ from its sidecar), or None when it can."""
-    if _other_code(shard):
+    sidecar = read_sidecar(shard.path)["content"]
+    if _other_code(shard, sidecar=sidecar):
         return (f"{shard.path}: computed by other code or another requirements.lock than this checkout's; "
                 "rebuild it before archiving")
-    if read_sidecar(shard.path)["content"].get("output_sha256") != file_sha256(shard.path):
+    if sidecar.get("output_sha256") != file_sha256(shard.path):
         return f"{shard.path}: bytes differ from the sha256 in its sidecar; rebuild it"
     return None
 
