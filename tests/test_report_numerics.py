@@ -237,6 +237,17 @@ def test_row_statistics_are_the_one_sample_ones_row_by_row():
     assert N.div_or_nan(np.array([1.0, 3.0]), np.array([0.0, 2.0])).tolist()[1] == 1.5
 
 
+def test_row_slopes_are_the_one_sample_slopes_row_by_row():
+    a = _hard_rows(5)[:40, :7]
+    x = np.log(np.arange(1.0, 8.0)) * 3.1
+    got = N.ols_slope_last(x, a)
+    assert got.shape == (40,) and got.tobytes() == np.array([N.ols_slope(x, r) for r in a]).tobytes()
+    assert type(N.ols_slope_last(x, a[2])) is float and N.ols_slope_last(x, a[2]) == N.ols_slope(x, a[2])
+    assert np.isnan(N.ols_slope_last(np.ones(7), a)).all()
+    with pytest.raises(ValueError, match="7 values per row on 6"):
+        N.ols_slope_last(x[:6], a)
+
+
 def test_row_sums_of_non_finite_rows_are_numpys_and_overflow_is_refused():
     a = np.array([[1.0, np.inf, 2.0], [np.nan, 1.0, 2.0], [np.inf, -np.inf, 0.0], [1.0, 2.0, 3.0]])
     got = N.fsum_last(a)

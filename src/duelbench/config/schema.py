@@ -8,6 +8,7 @@ you mean ...?)``.
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections.abc import Iterable, Mapping
 
@@ -29,8 +30,16 @@ def _key_path(path: Iterable) -> str:
 
 
 def _load_schema(schema_path: str) -> dict:
-    with open(schema_path, encoding="utf-8") as f:
-        return yaml.safe_load(f)
+    """The schema at ``schema_path`` (read-only: parsed once per version of the file; a
+    validation reads each schema several times)."""
+    st = os.stat(schema_path)
+    return _parsed_schema(os.path.abspath(schema_path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_schema(path: str, mtime_ns: int, size: int) -> dict:
+    with open(path, encoding="utf-8") as f:
+        return yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:

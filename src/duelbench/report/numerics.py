@@ -334,6 +334,22 @@ def ols_slope(x, y) -> float:
     return fdot(xc, y - fmean(y)) / fdot(xc, xc)
 
 
+def ols_slope_last(x, y):
+    """:func:`ols_slope` of ``y`` on ``x`` along the last axis of ``y``: a float for a 1-D ``y``,
+    one slope per row for a 2-D one (rows x n, on the common ``x`` of n values), with the same
+    bits as :func:`ols_slope` of each row (the same products, each sum correctly rounded)."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim < 2:
+        return ols_slope(x, y)
+    x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size != y.shape[-1]:
+        raise ValueError(f"ols_slope_last of {y.shape[-1]} values per row on {x.size} regressor values")
+    if x.size < 2 or np.ptp(x) == 0:
+        return np.full(y.shape[:-1], math.nan)
+    xc = x - fmean(x)
+    return fsum_last(xc * (y - fmean_last(y)[..., None])) / fdot(xc, xc)
+
+
 def ols(x, y) -> dict:
     """Least squares of ``y`` on ``x`` with the formulas of :func:`scipy.stats.linregress`.
 

@@ -78,7 +78,7 @@ import numpy as np
 
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
-from duelbench.report.numerics import fmean, ols_slope
+from duelbench.report.numerics import fmean, fmean_last, ols_slope, ols_slope_last
 
 from ..claims import checks_table, evaluate_with_reasons, Missing
 from ..contract import StepContext
@@ -132,15 +132,40 @@ def _seed(s: Mapping) -> int:
 
 
 def _boot(s: Mapping, key: str, arrays: Sequence, fn, replicates: int = V.BOOTSTRAP_REPLICATES, evidence: str = "",
-          value: float | None = None) -> Measurement:
-    """``fn`` of the per-cell arrays with bootstrap replicates over runs within cells."""
+          value: float | None = None, rows=None) -> Measurement:
+    """``fn`` of the per-cell arrays with bootstrap replicates over runs within cells; ``rows``,
+    if given, is ``fn`` on a batch of replicates (one per row of each array; the same bits as
+    ``fn`` of each row, :func:`duelbench.report.verdict.bootstrap` with ``rows``)."""
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
     point = fn(*arrays) if value is None else value
     if not np.isfinite(point):
         return Missing(f"{key}: not computable at this fidelity ({evidence})")
-    reps = V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates)
+    reps = (V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates) if rows is None else
+            V.bootstrap(arrays, rows, _seed(s), key, replicates=replicates, rows=True))
     return Measurement(value=float(point), replicates=reps, runs=min(a.size for a in arrays),
                        evidence=f"{evidence}; {replicates} bootstrap replicates over runs within cells")
+
+
+def _row_max(columns):
+    """Python's ``max`` of each row's values, in the given order (an item replaces the largest so
+    far only when greater, so a NaN is kept or passed over as ``max`` does)."""
+    best = None
+    for c in columns:
+        best = c if best is None else np.where(c > best, c, best)
+    return best
+
+
+def _row_log(a: np.ndarray) -> np.ndarray:
+    """:func:`math.log` of every element (the scalar statistics' logarithm, bit for bit)."""
+    return np.array([math.log(v) for v in a.tolist()], dtype=np.float64).reshape(a.shape)
+
+
+def _slope_of_means(x, means, idx=None, log: bool = False):
+    """OLS slope on ``x`` of the per-cell means (of the cells ``idx``; their logarithms with
+    ``log``), one per replicate row."""
+    cols = [means[i] for i in (range(len(means)) if idx is None else idx)]
+    cols = [_row_log(c) for c in cols] if log else cols
+    return ols_slope_last(x, np.stack(cols, axis=-1))
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,9 +248,13 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
     def fn(*xs):
         return max(ols_slope(x, [fmean(xs[i]) for i in idx]) / h for _, x, idx, h in layout)
 
+    def rows(*xs):
+        means = [fmean_last(a) for a in xs]
+        return _row_max(_slope_of_means(x, means, idx) / h for _, x, idx, h in layout)
+
     point = [(ols_slope(x, [fmean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
     worst = max(point)
-    return _boot(s, "pac:max_delta_slope_over_32h", arrays, fn,
+    return _boot(s, "pac:max_delta_slope_over_32h", arrays, fn, rows=rows,
                  evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
 
 
@@ -277,7 +306,10 @@ def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
         def fn(*xs, x=x):
             return ols_slope(x, [math.log(fmean(a)) for a in xs])
 
-        out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], fn,
+        def rows(*xs, x=x):
+            return _slope_of_means(x, [fmean_last(a) for a in xs], log=True)
+
+        out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], fn, rows=rows,
                                                evidence=f"{g}: {len(mine)} cells (eps)")
     return out
 
@@ -438,7 +470,10 @@ def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
     def fn(*xs):
         return ols_slope(x, [math.log(fmean(a)) for a in xs])
 
-    return _boot(s, "car_cond:h4_slope", arrays, fn,
+    def rows(*xs):
+        return _slope_of_means(x, [fmean_last(a) for a in xs], log=True)
+
+    return _boot(s, "car_cond:h4_slope", arrays, fn, rows=rows,
                  evidence=f"{len(used)} declared cells without a capped run ({len(declared) - len(used)} left out)")
 
 
@@ -475,7 +510,11 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
         def fn(*xs):
             return ols_slope(xp, [fmean(a) for a in xs[:k]]) - ols_slope(xc, [fmean(a) for a in xs[k:]])
 
-        return arrays, fn, len(xp), len(xc)
+        def rows(*xs):
+            means = [fmean_last(a) for a in xs]
+            return _slope_of_means(xp, means[:k]) - _slope_of_means(xc, means[k:])
+
+        return arrays, fn, rows, len(xp), len(xc)
 
     for which, key in ((1, "parallel:slope_difference"), (0, "parallel:slope_difference_calibration")):
         comps = []
@@ -483,8 +522,8 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
             d = diff_of(inst, which)
             if d is None:
                 continue
-            arrays, fn, kp, kc = d
-            m = _boot(s, f"{key}:{inst}", arrays, fn, evidence=f"{inst}: {kp} and {kc} deltas")
+            arrays, fn, rows, kp, kc = d
+            m = _boot(s, f"{key}:{inst}", arrays, fn, rows=rows, evidence=f"{inst}: {kp} and {kc} deltas")
             comps.append((inst, m))
             out[f"{key}:{inst}"] = m  # one statistic per instance as well (shown beside the claim)
         out[key] = Measurement(components=comps, evidence=("fresh runs" if which else "calibration runs") +
@@ -526,8 +565,12 @@ def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
         def fn(*xs, layout=layout):
             return fmean([ols_slope(x, [fmean(xs[i]) for i in idx]) / term for x, idx, term in layout])
 
+        def rows(*xs, layout=layout):
+            means = [fmean_last(a) for a in xs]
+            return fmean_last(np.stack([_slope_of_means(x, means, idx) / term for x, idx, term in layout], axis=-1))
+
         name = "H_ver" if alg == "car_parallel" else "the sum over pairs of 1/Delta^2"
-        out[key] = _boot(s, key, arrays, fn, evidence=f"slope of {alg} over {name}, mean over {len(layout)} "
+        out[key] = _boot(s, key, arrays, fn, rows=rows, evidence=f"slope of {alg} over {name}, mean over {len(layout)} "
                                                       "calibration instances")
     return out
 
