@@ -71,8 +71,14 @@ def shard_outputs(paths):
     return set(paths) | {p + ".json" for p in paths}
 
 
-def test_dry_run_lists_every_demo_shard(tmp_path, config):
-    p = plan(tmp_path, "demo")
+@pytest.fixture(scope="module")
+def demo_plan(tmp_path_factory):
+    """The plan of the ``demo`` target from scratch (two tests read it; a plan writes nothing)."""
+    return plan(tmp_path_factory.mktemp("demo_plan"), "demo")
+
+
+def test_dry_run_lists_every_demo_shard(demo_plan, config):
+    p = demo_plan
     expected = [s.path for s in demo.shard_specs(config)]
     assert len(expected) == 80
     assert pending(p, "simulate_shard") == shard_outputs(expected)
@@ -92,9 +98,9 @@ def test_dry_run_output_names_shard_jobs(tmp_path):
     assert f"results/paper/sushi/dts-{param_hash('dts', {})}/T1000000/runs-90-100.npz" in out
 
 
-def test_experiment_target_rules(tmp_path):
+def test_experiment_target_rules(tmp_path, demo_plan):
     everything = plan(tmp_path)
-    only_demo = plan(tmp_path, "demo")
+    only_demo = demo_plan
     assert set(only_demo.items()) <= set(everything.items())
     assert {rule for rule, _ in only_demo.values()} == {"warmup_numba", "simulate_shard", "simulate_bundle",
                                                         "demo_shard_list", "demo_steps"}
