@@ -131,17 +131,23 @@ def _seed(s: Mapping) -> int:
     return int(s.get("seed", 0))
 
 
-def _boot(s: Mapping, key: str, arrays: Sequence, fn, replicates: int = V.BOOTSTRAP_REPLICATES, evidence: str = "",
-          value: float | None = None, rows=None) -> Measurement:
-    """``fn`` of the per-cell arrays with bootstrap replicates over runs within cells; ``rows``,
-    if given, is ``fn`` on a batch of replicates (one per row of each array; the same bits as
-    ``fn`` of each row, :func:`duelbench.report.verdict.bootstrap` with ``rows``)."""
+def _boot(s: Mapping, key: str, arrays: Sequence, fn=None, replicates: int = V.BOOTSTRAP_REPLICATES,
+          evidence: str = "", value: float | None = None, batched=None) -> Measurement:
+    """``fn`` of the per-cell arrays with bootstrap replicates over runs within cells.
+
+    A statistic of cell means is given as ``batched`` instead: the statistic of a batch of
+    replicates at once, one per row of each (replicates x runs) array, with the bits of the
+    statistic of each row (:func:`duelbench.report.verdict.bootstrap` with ``rows``); the point
+    estimate is its one-row batch of the arrays themselves."""
     arrays = [np.asarray(a, dtype=np.float64) for a in arrays]
+    if batched is not None:
+        def fn(*xs):
+            return float(batched(*(x[None, :] for x in xs))[0])
     point = fn(*arrays) if value is None else value
     if not np.isfinite(point):
         return Missing(f"{key}: not computable at this fidelity ({evidence})")
-    reps = (V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates) if rows is None else
-            V.bootstrap(arrays, rows, _seed(s), key, replicates=replicates, rows=True))
+    reps = (V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates) if batched is None else
+            V.bootstrap(arrays, batched, _seed(s), key, replicates=replicates, rows=True))
     return Measurement(value=float(point), replicates=reps, runs=min(a.size for a in arrays),
                        evidence=f"{evidence}; {replicates} bootstrap replicates over runs within cells")
 
@@ -162,7 +168,8 @@ def _row_log(a: np.ndarray) -> np.ndarray:
 
 def _slope_of_means(x, means, idx=None, log: bool = False):
     """OLS slope on ``x`` of the per-cell means (of the cells ``idx``; their logarithms with
-    ``log``), one per replicate row."""
+    ``log``), one per replicate row: :func:`~duelbench.report.numerics.ols_slope` of the cells'
+    :func:`~duelbench.report.numerics.fmean` (and :func:`math.log`), row by row."""
     cols = [means[i] for i in (range(len(means)) if idx is None else idx)]
     cols = [_row_log(c) for c in cols] if log else cols
     return ols_slope_last(x, np.stack(cols, axis=-1))
@@ -245,16 +252,13 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
         layout.append((f"{inst}, eps {eps}", [math.log(1.0 / to_float(r["delta"])) for r in g], idx,
                        32.0 * to_float(g[0]["H_eps"])))
 
-    def fn(*xs):
-        return max(ols_slope(x, [fmean(xs[i]) for i in idx]) / h for _, x, idx, h in layout)
-
-    def rows(*xs):
+    def batched(*xs):
         means = [fmean_last(a) for a in xs]
         return _row_max(_slope_of_means(x, means, idx) / h for _, x, idx, h in layout)
 
     point = [(ols_slope(x, [fmean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
     worst = max(point)
-    return _boot(s, "pac:max_delta_slope_over_32h", arrays, fn, rows=rows,
+    return _boot(s, "pac:max_delta_slope_over_32h", arrays, batched=batched,
                  evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
 
 
@@ -303,13 +307,10 @@ def _pac_slope_per_instance(s: Mapping, cells, keys) -> dict:
             continue
         x = [math.log(c[1]) for c in mine]
 
-        def fn(*xs, x=x):
-            return ols_slope(x, [math.log(fmean(a)) for a in xs])
-
-        def rows(*xs, x=x):
+        def batched(*xs, x=x):
             return _slope_of_means(x, [fmean_last(a) for a in xs], log=True)
 
-        out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], fn, rows=rows,
+        out[f"hardness:pac_slope:{g}"] = _boot(s, f"hardness:pac_slope:{g}", [c[2] for c in mine], batched=batched,
                                                evidence=f"{g}: {len(mine)} cells (eps)")
     return out
 
@@ -467,13 +468,10 @@ def _h4_slope(s: Mapping, declared, loaded) -> Measurement:
     x = [math.log(to_float(r["H4"])) for r in used]
     arrays = [by_cell[r["cell"]]["samples"] for r in used]
 
-    def fn(*xs):
-        return ols_slope(x, [math.log(fmean(a)) for a in xs])
-
-    def rows(*xs):
+    def batched(*xs):
         return _slope_of_means(x, [fmean_last(a) for a in xs], log=True)
 
-    return _boot(s, "car_cond:h4_slope", arrays, fn, rows=rows,
+    return _boot(s, "car_cond:h4_slope", arrays, batched=batched,
                  evidence=f"{len(used)} declared cells without a capped run ({len(declared) - len(used)} left out)")
 
 
@@ -507,14 +505,11 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
         arrays = [a for _, a in parts["car_parallel"]] + [a for _, a in parts["car_cond"]]
         k = len(xp)
 
-        def fn(*xs):
-            return ols_slope(xp, [fmean(a) for a in xs[:k]]) - ols_slope(xc, [fmean(a) for a in xs[k:]])
-
-        def rows(*xs):
+        def batched(*xs):
             means = [fmean_last(a) for a in xs]
             return _slope_of_means(xp, means[:k]) - _slope_of_means(xc, means[k:])
 
-        return arrays, fn, rows, len(xp), len(xc)
+        return arrays, batched, len(xp), len(xc)
 
     for which, key in ((1, "parallel:slope_difference"), (0, "parallel:slope_difference_calibration")):
         comps = []
@@ -522,8 +517,8 @@ def _parallel(rows, s: Mapping, loaded) -> dict:
             d = diff_of(inst, which)
             if d is None:
                 continue
-            arrays, fn, rows, kp, kc = d
-            m = _boot(s, f"{key}:{inst}", arrays, fn, rows=rows, evidence=f"{inst}: {kp} and {kc} deltas")
+            arrays, batched, kp, kc = d
+            m = _boot(s, f"{key}:{inst}", arrays, batched=batched, evidence=f"{inst}: {kp} and {kc} deltas")
             comps.append((inst, m))
             out[f"{key}:{inst}"] = m  # one statistic per instance as well (shown beside the claim)
         out[key] = Measurement(components=comps, evidence=("fresh runs" if which else "calibration runs") +
@@ -562,16 +557,13 @@ def _constants(s: Mapping, split: Mapping, pred: Mapping) -> dict:
             out[key] = Missing("no calibration runs at this fidelity")
             continue
 
-        def fn(*xs, layout=layout):
-            return fmean([ols_slope(x, [fmean(xs[i]) for i in idx]) / term for x, idx, term in layout])
-
-        def rows(*xs, layout=layout):
+        def batched(*xs, layout=layout):
             means = [fmean_last(a) for a in xs]
             return fmean_last(np.stack([_slope_of_means(x, means, idx) / term for x, idx, term in layout], axis=-1))
 
         name = "H_ver" if alg == "car_parallel" else "the sum over pairs of 1/Delta^2"
-        out[key] = _boot(s, key, arrays, fn, rows=rows, evidence=f"slope of {alg} over {name}, mean over {len(layout)} "
-                                                      "calibration instances")
+        out[key] = _boot(s, key, arrays, batched=batched,
+                         evidence=f"slope of {alg} over {name}, mean over {len(layout)} calibration instances")
     return out
 
 
