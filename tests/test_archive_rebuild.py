@@ -99,7 +99,7 @@ def _job_counts(log: str) -> dict[str, int]:
     return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\w+)\s+(\d+)$", table, re.M)}
 
 
-def test_the_rebuild_reads_the_archive_and_computes_nothing(statuses, rebuilt):
+def test_the_rebuild_reads_the_archive_and_computes_nothing(rebuilt):
     root, run = rebuilt
     if run is None:
         pytest.xfail("no paper's planned shards are all in the archive")
