@@ -78,15 +78,14 @@ def demo_plan(tmp_path_factory):
 
 
 def test_dry_run_lists_every_demo_shard(demo_plan, config):
-    p = demo_plan
     expected = [s.path for s in demo.shard_specs(config)]
     assert len(expected) == 80
-    assert pending(p, "simulate_shard") == shard_outputs(expected)
-    warm = pending(p, "warmup_numba")
+    assert pending(demo_plan, "simulate_shard") == shard_outputs(expected)
+    warm = pending(demo_plan, "warmup_numba")
     assert {Path(w).name.split("-")[0] for w in warm if w.endswith(".done")} == {"rucb", "rmed1", "dts", "random"}
-    assert pending(p, "demo_steps") == {"figures/demo/regret.csv", "figures/demo/regret.csv.json",
-                                        "figures/demo/regret.pdf", "figures/demo/regret.png",
-                                        "figures/demo/regret.pdf.json", "figures/demo/regret.png.json"}
+    assert pending(demo_plan, "demo_steps") == {"figures/demo/regret.csv", "figures/demo/regret.csv.json",
+                                                "figures/demo/regret.pdf", "figures/demo/regret.png",
+                                                "figures/demo/regret.pdf.json", "figures/demo/regret.png.json"}
 
 
 def test_dry_run_output_names_shard_jobs(tmp_path):

@@ -78,7 +78,7 @@ import numpy as np
 
 from duelbench.report import verdict as V
 from duelbench.report.checks import Measurement
-from duelbench.report.numerics import fmean, fmean_last, ols_slope, ols_slope_last
+from duelbench.report.numerics import fmean, fmean_last, ols_slope_last
 
 from ..claims import checks_table, evaluate_with_reasons, Missing
 from ..contract import StepContext
@@ -146,8 +146,7 @@ def _boot(s: Mapping, key: str, arrays: Sequence, fn=None, replicates: int = V.B
     point = fn(*arrays) if value is None else value
     if not np.isfinite(point):
         return Missing(f"{key}: not computable at this fidelity ({evidence})")
-    reps = (V.bootstrap(arrays, fn, _seed(s), key, replicates=replicates) if batched is None else
-            V.bootstrap(arrays, batched, _seed(s), key, replicates=replicates, rows=True))
+    reps = V.bootstrap(arrays, batched or fn, _seed(s), key, replicates=replicates, rows=batched is not None)
     return Measurement(value=float(point), replicates=reps, runs=min(a.size for a in arrays),
                        evidence=f"{evidence}; {replicates} bootstrap replicates over runs within cells")
 
@@ -252,12 +251,16 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
         layout.append((f"{inst}, eps {eps}", [math.log(1.0 / to_float(r["delta"])) for r in g], idx,
                        32.0 * to_float(g[0]["H_eps"])))
 
-    def batched(*xs):
+    def slopes(*xs):
+        """Each (instance, eps)'s slope over 32 H_eps, one per replicate row."""
         means = [fmean_last(a) for a in xs]
-        return _row_max(_slope_of_means(x, means, idx) / h for _, x, idx, h in layout)
+        return [_slope_of_means(x, means, idx) / h for _, x, idx, h in layout]
 
-    point = [(ols_slope(x, [fmean(arrays[i]) for i in idx]) / h, name) for name, x, idx, h in layout]
-    worst = max(point)
+    def batched(*xs):
+        return _row_max(slopes(*xs))
+
+    point = slopes(*(np.asarray(a, dtype=np.float64)[None, :] for a in arrays))
+    worst = max((float(v[0]), name) for v, (name, *_) in zip(point, layout))
     return _boot(s, "pac:max_delta_slope_over_32h", arrays, batched=batched,
                  evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
 
