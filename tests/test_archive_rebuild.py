@@ -62,8 +62,11 @@ def statuses(mslr_data_dir):
         out = {}
         for experiment in EXPERIMENTS:
             p = plan(config, experiment)
-            shards, samples = ShardSources(CHECKOUT / "archive", p.kinds), SampleSources(CHECKOUT / "archive")
-            found = [(s.path, shards.status(s)) for s in p.shards] + [(s.path, samples.status(s)) for s in p.samples]
+            # each shard is read with the regret kinds its cell needs (the benchmark's differ by paper)
+            readers = {k: ShardSources(CHECKOUT / "archive", k) for k in {p.kinds_of(s) for s in p.shards}}
+            samples = SampleSources(CHECKOUT / "archive")
+            found = ([(s.path, readers[p.kinds_of(s)].status(s)) for s in p.shards]
+                     + [(s.path, samples.status(s)) for s in p.samples])
             out[experiment] = Counter(st for _, st in found), [path for path, st in found if st == "stale"]
         return out
     finally:
