@@ -15,7 +15,7 @@ import pytest
 from duelbench.algorithms.registry import source_hash
 from duelbench.config.files import checkout_config
 from duelbench.experiments.planning import plans
-from duelbench.experiments.cost import cost_rows, main, panel_totals
+from duelbench.experiments.cost import cost_rows, main, totals
 from duelbench.provenance.codehash import lock_hash
 from duelbench.provenance.sidecar import write_sidecar
 
@@ -48,9 +48,13 @@ def test_cost_extrapolates_from_this_codes_shards_only(tmp_path, config):
     untimed = [r for r in rows if r["timed"] == 0]
     assert untimed and all(math.isnan(r["cpu_h"]) and r["todo"] == r["shards"] for r in untimed)
     # a panel sums its timed groups only and counts the others
-    panel = next(t for t in panel_totals(rows) if t["panel"] == "arxiv")
+    panel = next(t for t in totals(rows) if t["panel"] == "arxiv")
     assert panel["cpu_h"] == pytest.approx(row["cpu_h"])
     assert panel["untimed_groups"] == sum(1 for r in rows if r["panel"] == "arxiv" and r is not row)
+    # per algorithm: the same sums over the algorithm's groups
+    algo = next(t for t in totals(rows, "algorithm") if t["algorithm"] == "rucb")
+    assert algo["cpu_h"] == pytest.approx(row["cpu_h"])
+    assert algo["shards"] == sum(r["shards"] for r in rows if r["algorithm"] == "rucb")
 
 
 def test_cost_counts_a_valid_archive_entry_as_done(tmp_path, config):

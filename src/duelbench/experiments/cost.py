@@ -7,6 +7,7 @@
     duelbench cost wu2016 --results ../fill --csv cost.csv
     duelbench cost wu2016 --archive off             # every shard counts as still to compute
     duelbench cost wu2016 --readings --time-missing # first time 3 shards of each group with fewer
+    duelbench cost benchmark --by algorithm         # sums per algorithm instead of per panel
 
 Every shard the workflow computes has a provenance sidecar with its CPU time (``run.cpu_time_s``).
 This command plans the experiment at the configured fidelity, reads the sidecar of each planned
@@ -25,7 +26,7 @@ reports per group (dataset, algorithm, horizon for simulations; family for sampl
   resumed build has to go.
 
 Panel lines sum ``cpu_h`` and ``todo_cpu_h`` over a dataset's timed groups and count the
-untimed ones (a sample family is its own panel); ``--time-missing`` first computes a few shards
+untimed ones (a sample family is its own panel); ``--by algorithm`` sums per algorithm instead; ``--time-missing`` first computes a few shards
 of each group with fewer timed ones (:func:`time_untimed`), so that every group is costed. With
 ``--readings``, each reading variant lists only the shards its declared reading does not
 already plan (what it adds). Timings depend on the host: measurements, never results.
@@ -180,14 +181,16 @@ def time_untimed(config: Mapping, experiment: str, roots: Sequence[str], reading
     return written
 
 
-def panel_totals(rows: Sequence[Mapping]) -> list[dict]:
-    """(reading, panel) sums of ``shards``, ``timed``, ``todo``, and of ``cpu_h`` and ``todo_cpu_h``
-    over the groups that have a timed shard; ``untimed_groups`` counts the others (left out)."""
+def totals(rows: Sequence[Mapping], by: str = "panel") -> list[dict]:
+    """(reading, ``by``) sums of ``shards``, ``timed``, ``todo``, and of ``cpu_h`` and ``todo_cpu_h``
+    over the groups that have a timed shard; ``untimed_groups`` counts the others (left out).
+    ``by``: a column of the rows, ``panel`` or ``algorithm`` (a sample family has none: ``samples``)."""
     out: dict[tuple, dict] = {}
     for r in rows:
-        t = out.setdefault((r["reading"], r["panel"]), {"reading": r["reading"], "panel": r["panel"], "shards": 0,
-                                                        "timed": 0, "cpu_h": 0.0, "todo": 0, "todo_cpu_h": 0.0,
-                                                        "untimed_groups": 0})
+        name = r[by] or "samples"
+        t = out.setdefault((r["reading"], name), {"reading": r["reading"], by: name, "shards": 0,
+                                                  "timed": 0, "cpu_h": 0.0, "todo": 0, "todo_cpu_h": 0.0,
+                                                  "untimed_groups": 0})
         for k in ("shards", "timed", "todo"):
             t[k] += r[k]
         if r["timed"]:
@@ -213,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--archive", default=str(CHECKOUT / "archive"),
                         help="the results archive whose valid entries are done ('off': none)")
     parser.add_argument("--readings", action="store_true", help="also what each reading variant adds")
+    parser.add_argument("--by", choices=("panel", "algorithm"), default="panel",
+                        help="the sums printed after the groups: per panel (default) or per algorithm")
     parser.add_argument("--csv", help="write the per-group table here as well")
     parser.add_argument("--time-missing", type=int, nargs="?", const=3, default=0, metavar="N",
                         help="first compute, under the first --results checkout, shards of each group with fewer "
@@ -232,13 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         what = f"{r['algorithm']} T={r['horizon']}" if r["kind"] == "simulation" else "samples"
         print(_line(r["reading"], r["panel"], what, r))
     print()
-    totals = panel_totals(rows)
-    for t in totals:
+    sums = totals(rows, args.by)
+    for t in sums:
         note = f" (+ {t['untimed_groups']} untimed groups)" if t["untimed_groups"] else ""
-        print(_line(t["reading"], t["panel"], "panel", t) + note)
-    untimed = sum(t["untimed_groups"] for t in totals)
-    print(f"total {sum(t['cpu_h'] for t in totals):.3f} CPU-h, to do {sum(t['todo'] for t in totals)} shards, "
-          f"{sum(t['todo_cpu_h'] for t in totals):.3f} CPU-h, at {config['fidelity']} fidelity, extrapolated from "
+        print(_line(t["reading"], t[args.by], args.by, t) + note)
+    untimed = sum(t["untimed_groups"] for t in sums)
+    print(f"total {sum(t['cpu_h'] for t in sums):.3f} CPU-h, to do {sum(t['todo'] for t in sums)} shards, "
+          f"{sum(t['todo_cpu_h'] for t in sums):.3f} CPU-h, at {config['fidelity']} fidelity, extrapolated from "
           "the timed shards" + (f"; {untimed} groups without a timed shard are not counted" if untimed else ""))
     if args.csv:
         atomic_write_text(args.csv, pd.DataFrame(rows, columns=COLUMNS).to_csv(index=False))
