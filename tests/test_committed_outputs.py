@@ -10,7 +10,10 @@ FIGURES = Path(__file__).resolve().parent.parent / "figures"
 
 def test_committed_outputs_match_their_manifest():
     recorded = manifest.read(FIGURES / "MANIFEST.sha256")
-    assert set(manifest.experiments_of(recorded)) >= {"komiyama2016", "zoghi2015"}
+    # every folder of outputs is recorded (an experiment left off the manifest would be unguarded);
+    # the engine throughput table is a timing of the host, never committed
+    folders = {p.name for p in FIGURES.iterdir() if p.is_dir() and p.name != "engine"}
+    assert set(manifest.experiments_of(recorded)) == folders >= {"komiyama2016", "zoghi2015"}
     assert manifest.compare(FIGURES, recorded) == {"added": [], "missing": [], "changed": []}
 
 
