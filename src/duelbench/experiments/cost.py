@@ -26,10 +26,10 @@ reports per group (dataset, algorithm, horizon for simulations; family for sampl
   resumed build has to go.
 
 Panel lines sum ``cpu_h`` and ``todo_cpu_h`` over a dataset's timed groups and count the
-untimed ones (a sample family is its own panel); ``--by algorithm`` sums per algorithm instead; ``--time-missing`` first computes a few shards
-of each group with fewer timed ones (:func:`time_untimed`), so that every group is costed. With
-``--readings``, each reading variant lists only the shards its declared reading does not
-already plan (what it adds). Timings depend on the host: measurements, never results.
+untimed ones (a sample family is its own panel); ``--by algorithm`` sums per algorithm instead.
+``--time-missing`` first computes a few shards of each group with fewer timed ones
+(:func:`time_untimed`), so that every group is costed. With ``--readings``, each reading
+variant lists only the shards its declared reading does not already plan (what it adds). Timings depend on the host: measurements, never results.
 """
 
 from __future__ import annotations
