@@ -3,8 +3,9 @@
 * ``heatmap``: instances (rows, in the papers' order) x algorithms (columns, in the overall
   ranking's order); the colour is log10 of the ratio of the cell's mean final regret to the
   instance's best, the number the ratio (3 significant digits). A framed cell is the best of its
-  instance or not separated from it; a hatched cell is not ranked (a shorter horizon, its mean
-  regret is printed instead); † marks fewer runs than the protocol.
+  instance or not separated from it; a hatched cell is not ranked: declared not run (the cost
+  pass), or run at a shorter horizon than its instance (its mean regret is printed instead);
+  † marks fewer runs than the protocol.
 * ``ranking``: each algorithm's mean rank over the complete instances with its bootstrap 95 %
   interval, best first.
 """
@@ -103,7 +104,7 @@ def draw(ctx: StepContext) -> dict:
     order += [a for a in algorithm_names(s) if a not in order]
     save_figure(heatmap(cells, order, f"Mean final regret over the best of each instance (fidelity {s['fidelity']}).\n"
                                       "Red frame: the best or not separated from it (Holm, 5 % per instance); "
-                                      "hatched: not ranked; † fewer runs"),
+                                      "hatched: not run or not ranked; † fewer runs"),
                 [ctx.output.heatmap_pdf, ctx.output.heatmap_png])
     save_figure(ranking_figure(ranking, f"Mean rank with bootstrap 95 % interval (fidelity {s['fidelity']})"),
                 [ctx.output.ranking_pdf, ctx.output.ranking_png])
@@ -130,8 +131,9 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
              "the truth.", (out["separation"],)),
         Item("heatmap", "figure", "Benchmark: final regret relative to the best, per instance and algorithm",
              "Colour: log10 of the mean final regret over the instance's best; number: that ratio (3 significant "
-             "digits). Red frame: the best or not separated from it. Hatched: not ranked (shorter horizon; the mean "
-             f"regret is printed). † fewer runs than the protocol. {proto}.", (out["heatmap_png"],)),
+             "digits). Red frame: the best or not separated from it. Hatched: not ranked, either declared not run "
+             "before any cell ran (the cost pass) or run at a shorter horizon than its instance (its mean regret is "
+             f"printed). † fewer runs than the protocol. {proto[0].upper() + proto[1:]}.", (out["heatmap_png"],)),
         Item("ranking", "figure", "Benchmark: overall ranking with its uncertainty",
              "Each algorithm's mean rank over the instances where every algorithm is ranked (1 = smallest final "
              "regret), with the 95 % percentile interval of a bootstrap over runs (the same replicates for every "
