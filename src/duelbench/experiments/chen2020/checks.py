@@ -261,7 +261,7 @@ def _delta_slope(s: Mapping, declared, loaded) -> Measurement:
 
     point = slopes(*(np.asarray(a, dtype=np.float64)[None, :] for a in arrays))
     worst = max((float(v[0]), name) for v, (name, *_) in zip(point, layout))
-    return _boot(s, "pac:max_delta_slope_over_32h", arrays, batched=batched,
+    return _boot(s, "pac:max_delta_slope_over_32h", arrays, batched=batched, value=worst[0],
                  evidence=f"largest at {worst[1]} over {len(layout)} (instance, eps)")
 
 
