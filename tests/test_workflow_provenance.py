@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 
 import numpy as np
 import pytest
@@ -89,6 +90,27 @@ def test_atomic_write_failure_keeps_old_file(tmp_path, monkeypatch):
         prov.atomic_write_text(target, "new")
     assert target.read_text() == "old"
     assert os.listdir(tmp_path) == ["a.json"]
+
+
+def test_written_outputs_get_the_mode_open_gives(tmp_path):
+    """The temporary file an output is written through is owner-only (``mkstemp``); the output
+    itself must be as readable as a file ``open`` creates (a shared project folder)."""
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    from duelbench.experiments.aggregate import write_table
+    from duelbench.experiments.plotting import save_figure
+
+    by_open = tmp_path / "by_open.txt"
+    by_open.write_text("x")
+    prov.atomic_write_text(tmp_path / "a.md", "y")
+    write_table(pd.DataFrame({"a": [1.5]}), str(tmp_path / "t.csv"))
+    save_figure(plt.figure(), [str(tmp_path / "f.png"), str(tmp_path / "f.pdf")])
+    want = stat.S_IMODE(by_open.stat().st_mode)
+    assert want == prov.FILE_MODE
+    names = ("a.md", "t.csv", "f.png", "f.pdf")
+    assert {n: stat.S_IMODE((tmp_path / n).stat().st_mode) for n in names} == dict.fromkeys(names, want)
+    assert (tmp_path / "t.csv").read_bytes() == b"a\n1.5\n"
 
 
 def test_missing_input_is_recorded(tmp_path):

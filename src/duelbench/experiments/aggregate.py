@@ -9,14 +9,13 @@ shards in run order and checks that the runs are exactly the requested ones;
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from duelbench.engine.shard_sources import sources_for
+from duelbench.provenance.sidecar import atomic_write
 from duelbench.report.numerics import column_fmeans, column_fsems
 
 #: Columns of a regret-curve table (in this order).
@@ -92,15 +91,6 @@ def summarise_shards(groups: Mapping[tuple, Sequence], *, kinds: Iterable[str] =
 
 def write_table(table: pd.DataFrame, path: str, columns: Sequence[str] | None = None) -> None:
     """Write ``table`` as CSV atomically (floats with 12 significant digits, ``\\n`` line ends)."""
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=folder)
-    os.close(fd)
-    try:
-        table.to_csv(tmp, index=False, columns=list(columns) if columns else None, float_format="%.12g",
-                     lineterminator="\n")
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write(path, lambda fh: table.to_csv(fh, index=False, columns=list(columns) if columns else None,
+                                               float_format="%.12g", lineterminator="\n"),
+                 "w", newline="", encoding="utf-8")

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-import tempfile
+from functools import partial
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -27,6 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.scale as mscale  # noqa: E402
 import numpy as np  # noqa: E402
 
+from duelbench.provenance.sidecar import atomic_write  # noqa: E402
 from duelbench.report.numerics import flog, fpow  # noqa: E402
 
 
@@ -377,17 +378,7 @@ def save_figure(fig, paths: Sequence[str], dpi: int = 150) -> None:
     """Save ``fig`` to each path (format from the suffix) atomically, without timestamps."""
     for path in paths:
         fmt = os.path.splitext(path)[1].lstrip(".").lower()
-        folder = os.path.dirname(path) or "."
-        os.makedirs(folder, exist_ok=True)
         metadata = {"pdf": {"CreationDate": None, "ModDate": None}, "png": {"Software": None},
                     "svg": {"Date": None}}.get(fmt)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix="." + fmt, dir=folder)
-        os.close(fd)
-        try:
-            fig.savefig(tmp, format=fmt, dpi=dpi, metadata=metadata)
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write(path, partial(fig.savefig, format=fmt, dpi=dpi, metadata=metadata))
     plt.close(fig)

@@ -167,9 +167,23 @@ def describe_inputs(inputs: Iterable[str | os.PathLike], *, hash_inputs: bool = 
     return out
 
 
+def _read_umask() -> int:
+    """This process's umask (reading it means setting it, so it is read once, at import)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: The permissions of a file this package writes: those ``open`` gives a new file (``0o666``
+#: less the umask), not the owner-only ``0o600`` of the temporary file it is written through,
+#: so outputs stay readable by whoever may read the folder (a shared cluster project folder).
+FILE_MODE = 0o666 & ~_read_umask()
+
+
 def atomic_write(path: str | os.PathLike, write, mode: str = "wb", **open_kw) -> None:
     """Create ``path`` atomically: ``write(fh)`` fills a temporary file in the same folder, which
     then replaces ``path`` (a killed job never leaves a truncated output; the folder is created).
+    The file gets :data:`FILE_MODE`, as if ``open`` had created it.
     """
     path = os.fspath(path)
     folder = os.path.dirname(path) or "."
@@ -177,6 +191,7 @@ def atomic_write(path: str | os.PathLike, write, mode: str = "wb", **open_kw) ->
     fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, mode, **open_kw) as f:
+            os.fchmod(f.fileno(), FILE_MODE)
             write(f)
             f.flush()
             os.fsync(f.fileno())
