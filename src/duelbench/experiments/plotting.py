@@ -15,9 +15,9 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from functools import partial
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import matplotlib
 
