@@ -11,7 +11,7 @@ import pytest
 from duelbench.config import ConfigError
 from duelbench.config.files import checkout_config
 from duelbench.experiments.archiving import planned
-from duelbench.experiments.benchmark.cells import cells
+from duelbench.experiments.benchmark.cells import cells, horizon_text
 from duelbench.experiments.benchmark.table import bootstrap_means, instance_tables
 from duelbench.experiments.contract import declaration
 from duelbench.experiments.instances import RegretInstance
@@ -137,6 +137,11 @@ def test_a_cell_at_a_shorter_horizon_is_shown_not_ranked():
     by = {r["algorithm"]: r for r in rows}
     assert by["a"]["best"] and not by["b"]["ranked"] and np.isnan(by["b"]["rank"])
     assert all("b" not in (p["a"], p["b"]) for p in pairs)
+
+
+def test_horizons_are_printed_as_the_papers_print_them():
+    assert [horizon_text(t) for t in (10**5, 10**6, 2 * 10**7, 3 * 10**4)] == ["10^5", "10^6", "2·10^7", "3·10^4"]
+    assert [horizon_text(t) for t in (500, 15_000, 123_456)] == ["500", "15,000", "123,456"]
 
 
 def test_a_cell_declared_not_run_is_listed_without_numbers():

@@ -126,6 +126,15 @@ def cells(s: Mapping) -> list[Cell]:
     return out
 
 
+def horizon_text(t: int) -> str:
+    """A horizon as the papers print it: ``10^6``, ``2·10^7``; any other with thousands separators."""
+    k = len(str(t)) - 1
+    lead, rest = divmod(t, 10 ** k)
+    if k >= 3 and rest == 0:
+        return f"10^{k}" if lead == 1 else f"{lead}·10^{k}"
+    return f"{t:,}"
+
+
 def shorter_horizon_records(s: Mapping, records: Sequence[Mapping]) -> list[dict]:
     """The rows of ``benchmark.shorter_horizons``: each named instance again at its ``horizon``
     (tag ``T=<horizon>``), with the declared ``reason``."""
@@ -138,7 +147,7 @@ def shorter_horizon_records(s: Mapping, records: Sequence[Mapping]) -> list[dict
         if int(h["horizon"]) >= int(found[0]["horizon"]):
             raise ConfigError(f"{where}.horizon: {h['horizon']} is not below the protocol's {found[0]['horizon']}")
         out.append({**found[0], "horizon": int(h["horizon"]), "tag": f"T={int(h['horizon']):.0e}",
-                    "panel": f"{found[0]['panel']} at T = {int(h['horizon']):.0e}", "changed": str(h["reason"])})
+                    "panel": f"{found[0]['panel']} at T = {horizon_text(int(h['horizon']))}", "changed": str(h["reason"])})
     return out
 
 

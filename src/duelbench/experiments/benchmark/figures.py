@@ -127,8 +127,8 @@ def items(s: Mapping, out: Mapping[str, str]) -> list[Item]:
         Item("separation", "table", "Benchmark: which pairs of algorithms each instance separates",
              "Every pair of ranked cells of an instance: the ratio of mean final regrets (the difference when a mean "
              "is 0) with its 95 % interval, two-sided p-value of equal means, Holm-adjusted over the instance's pairs; "
-             "for a pair not separated, the runs per cell that would separate it with power 0.8 were the estimate "
-             "the truth.", (out["separation"],)),
+             "for a pair not separated, the runs per cell that would separate it with power 0.8 if its estimated "
+             "difference were the true one.", (out["separation"],)),
         Item("heatmap", "figure", "Benchmark: final regret relative to the best, per instance and algorithm",
              "Colour: log10 of the mean final regret over the instance's best; number: that ratio (3 significant "
              "digits). Red frame: the best or not separated from it. Hatched: not ranked, either declared not run "

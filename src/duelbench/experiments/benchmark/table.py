@@ -12,7 +12,7 @@ Statistics (declared with the protocol, before any cell ran):
   "equal means" from the same ratio estimate (the difference of means when a mean is 0), Holm's
   step-down adjustment over the instance's pairs; a pair is separated when the adjusted p-value
   is below 0.05 (family-wise 5 % per instance). For a pair that is not, the runs per cell that
-  would separate it with probability 0.8, were the estimate the truth, are given.
+  would separate it with probability 0.8, if its estimated difference were the true one, are given.
 * **Ranks**: rank 1 is the smallest mean. Their uncertainty is a bootstrap over runs
   (``benchmark.bootstrap``: replicates and seed; each cell's runs resampled on their own, or one
   resampling of the run indices for all cells of a family of per-run instances), the interval the
@@ -49,7 +49,7 @@ from duelbench.report.verdict import (
 
 from ..aggregate import write_table
 from ..contract import StepContext
-from .cells import Cell, algorithm_names, cells
+from .cells import Cell, algorithm_names, cells, horizon_text
 
 #: Family-wise level of the separations of one instance.
 SEPARATION_ALPHA = 2 * ALPHA_ONE_SIDED
@@ -249,7 +249,7 @@ def markdown(cells_df: pd.DataFrame, pairs_df: pd.DataFrame, ranking: pd.DataFra
             mark = ("‡" if not r["ranked"] else "†" if r["reduction"] else "") + (" p" if r["source"] == "paper" else "")
             cols.append(f"**{v}**{mark}" if r["tied_with_best"] else f"{v}{mark}")
         first = g.iloc[0]
-        lines.append(f"| {first['paper']} {first['panel']} `{first['dataset']}` (T = {int(g['horizon'].max()):.0e}, "
+        lines.append(f"| {first['paper']} {first['panel']} `{first['dataset']}` (T = {horizon_text(int(g['horizon'].max()))}, "
                      f"{int(g['runs'].max())} runs) | " + " | ".join(cols) + " |")
     lines += ["", "## Overall ranking", "",
               f"Mean rank over the {int(ranking['instances'].iloc[0]) if len(ranking) else 0} instances where every "
