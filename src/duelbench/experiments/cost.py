@@ -29,7 +29,8 @@ Panel lines sum ``cpu_h`` and ``todo_cpu_h`` over a dataset's timed groups and c
 untimed ones (a sample family is its own panel); ``--by algorithm`` sums per algorithm instead.
 ``--time-missing`` first computes a few shards of each group with fewer timed ones
 (:func:`time_untimed`), so that every group is costed. With ``--readings``, each reading
-variant lists only the shards its declared reading does not already plan (what it adds). Timings depend on the host: measurements, never results.
+variant lists only the shards its declared reading does not already plan (what it adds).
+Timings depend on the host: measurements, never results.
 """
 
 from __future__ import annotations

@@ -144,10 +144,11 @@ def shorter_horizon_records(s: Mapping, records: Sequence[Mapping]) -> list[dict
         found = [r for r in records if r["dataset"] == h["dataset"] and r["paper"] == h["paper"]]
         if not found:
             raise ConfigError(f"{where}: no instance {h['paper']}/{h['dataset']} among the papers' regret instances")
-        if int(h["horizon"]) >= int(found[0]["horizon"]):
+        t = int(h["horizon"])
+        if t >= int(found[0]["horizon"]):
             raise ConfigError(f"{where}.horizon: {h['horizon']} is not below the protocol's {found[0]['horizon']}")
-        out.append({**found[0], "horizon": int(h["horizon"]), "tag": f"T={int(h['horizon']):.0e}",
-                    "panel": f"{found[0]['panel']} at T = {horizon_text(int(h['horizon']))}", "changed": str(h["reason"])})
+        out.append({**found[0], "horizon": t, "tag": f"T={t:.0e}",
+                    "panel": f"{found[0]['panel']} at T = {horizon_text(t)}", "changed": str(h["reason"])})
     return out
 
 

@@ -249,8 +249,9 @@ def markdown(cells_df: pd.DataFrame, pairs_df: pd.DataFrame, ranking: pd.DataFra
             mark = ("‡" if not r["ranked"] else "†" if r["reduction"] else "") + (" p" if r["source"] == "paper" else "")
             cols.append(f"**{v}**{mark}" if r["tied_with_best"] else f"{v}{mark}")
         first = g.iloc[0]
-        lines.append(f"| {first['paper']} {first['panel']} `{first['dataset']}` (T = {horizon_text(int(g['horizon'].max()))}, "
-                     f"{int(g['runs'].max())} runs) | " + " | ".join(cols) + " |")
+        lines.append(f"| {first['paper']} {first['panel']} `{first['dataset']}` "
+                     f"(T = {horizon_text(int(g['horizon'].max()))}, {int(g['runs'].max())} runs) | "
+                     + " | ".join(cols) + " |")
     lines += ["", "## Overall ranking", "",
               f"Mean rank over the {int(ranking['instances'].iloc[0]) if len(ranking) else 0} instances where every "
               "algorithm is ranked, with its bootstrap 95 % interval; best / tied: instances where it is the best or "
